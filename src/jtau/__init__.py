@@ -1,0 +1,16 @@
+"""jtau: localize tau2-bench into J-tau, the Japanese benchmark that grades like the original.
+
+The pipeline's stages are the subpackages, in the order they run:
+
+    source/    find and load the tau2 source data of a domain
+    rules/     per-domain declarative rules: which JSON paths hold which kind of value
+    maps/      the reviewed entity maps (entity_maps/*.yaml): names, places, addresses, money
+    swap/      structured swap of every entity and amount in db and tasks
+    text/      free text -> templates with typed placeholders -> rendered text
+    validate/  JSON Schemas and the invariants of DESIGN.md section 3
+    write/     stable JSON, atomic writes, manifest, --check
+
+`pipeline.py` runs them; `cli.py` is the `jtau` command.
+"""
+
+__version__ = "0.1.0"

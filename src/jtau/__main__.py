@@ -1,0 +1,5 @@
+"""`python -m jtau` is the `jtau` command."""
+
+from jtau.cli import app
+
+app()

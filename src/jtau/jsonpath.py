@@ -1,0 +1,87 @@
+"""Dotted path patterns over JSON data, the vocabulary of the domain rules.
+
+A pattern is dot-separated: a name matches that key, `*` matches every key of an object or
+every item of a list, and a final `@key` addresses the *keys* of the object reached (tau2
+keys users by their user id).  Examples:
+
+    users.*.address.zip
+    flights.*.dates.*.prices.*
+    users@key
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+KEYS = "@key"
+
+
+def split(pattern: str) -> list[str]:
+    parts = pattern.split(".")
+    if parts[-1].endswith(KEYS) and parts[-1] != KEYS:
+        parts[-1:] = [parts[-1][: -len(KEYS)], KEYS]
+    return parts
+
+
+def find(data: Any, pattern: str | list[str]) -> Iterator[tuple[tuple, Any, Any]]:
+    """Yield `(path, container, key)` for every value the pattern matches.
+
+    For an `@key` pattern, `container` is the object and `key` each of its keys.
+    """
+    parts = split(pattern) if isinstance(pattern, str) else pattern
+    yield from _find(data, parts, ())
+
+
+def _find(node: Any, parts: list[str], path: tuple) -> Iterator[tuple[tuple, Any, Any]]:
+    head, rest = parts[0], parts[1:]
+    if head == KEYS:
+        if isinstance(node, dict):
+            for key in list(node):
+                yield path + (key,), node, key
+        return
+    for key in _children(node, head):
+        if rest:
+            yield from _find(node[key], rest, path + (key,))
+        else:
+            yield path + (key,), node, key
+
+
+def _children(node: Any, head: str) -> list:
+    if isinstance(node, dict):
+        if head == "*":
+            return list(node)
+        return [head] if head in node else []
+    if isinstance(node, list):
+        if head == "*":
+            return list(range(len(node)))
+        if head.isdigit() and int(head) < len(node):
+            return [int(head)]
+    return []
+
+
+def get(data: Any, path: tuple, default: Any = None) -> Any:
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return default
+    return data
+
+
+def format_path(path: tuple) -> str:
+    """`users.mia_li_3668.address.zip`, `[3].evaluation_criteria.actions[0]`."""
+    out = ""
+    for key in path:
+        if isinstance(key, int):
+            out += f"[{key}]"
+        else:
+            out += ("." if out else "") + str(key)
+    return out or "$"
+
+
+def rename_keys(container: dict, rename) -> None:
+    """Rename every key of `container` in place, keeping the order of the keys."""
+    items = [(rename(k), v) for k, v in container.items()]
+    container.clear()
+    container.update(items)

@@ -1,0 +1,197 @@
+"""The entity maps as typed data, and the checks that make them safe to apply.
+
+Files (under `entity_maps/`):
+    people.yaml     given and family names with kanji, kana and romaji
+    places.yaml     airports, cities, states, free-text regions and city spellings
+    addresses.yaml  streets, zips, suites, countries
+    locale.yaml     currency and exchange rate, time-zone label
+
+Where the tools compare values the maps must be one to one; a violation is an input error
+naming the file and line of the second entry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from jtau.errors import InputError
+from jtau.yamlfile import YamlDoc, load_yaml
+
+FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Name(Strict):
+    kanji: str
+    kana: str
+    romaji: str
+
+    @field_validator("romaji")
+    @classmethod
+    def _ascii(cls, value: str) -> str:
+        if not re.fullmatch(r"[A-Za-z]+", value):
+            raise ValueError("romaji must be ASCII letters only (Hepburn, no macrons)")
+        return value
+
+
+class People(Strict):
+    given_names: dict[str, Name]
+    family_names: dict[str, Name]
+
+
+class Airport(Strict):
+    code: str = Field(pattern=r"^[A-Z]{3}$")
+    name: str
+    city: str
+
+
+class City(Strict):
+    name: str
+    address_city: str | None = None
+    prefecture: str | None = None
+
+
+class State(Strict):
+    prefecture: str
+    text: list[str] = Field(default_factory=list)
+
+
+class Region(Strict):
+    name: str
+
+
+class Places(Strict):
+    airports: dict[str, Airport]
+    cities: dict[str, City]
+    states: dict[str, State]
+    regions: dict[str, Region] = Field(default_factory=dict)
+    city_aliases: dict[str, str] = Field(default_factory=dict)
+
+
+class Suite(Strict):
+    source: str
+    target: str
+
+
+class Addresses(Strict):
+    countries: dict[str, str]
+    streets: dict[str, str]
+    suite: Suite
+    zips: dict[str, str]
+
+    @field_validator("zips")
+    @classmethod
+    def _postal(cls, zips: dict[str, str]) -> dict[str, str]:
+        for source, target in zips.items():
+            if not re.fullmatch(r"\d{3}-\d{4}", target):
+                raise ValueError(f"{source}: postal code {target!r} is not NNN-NNNN")
+        return zips
+
+
+class Currency(Strict):
+    code: str
+    rate: Decimal
+    suffix: str
+
+    @field_validator("rate")
+    @classmethod
+    def _positive_integer(cls, rate: Decimal) -> Decimal:
+        if rate <= 0 or rate != rate.to_integral_value():
+            raise ValueError("rate must be a positive whole number (yen have no minor unit)")
+        return rate
+
+
+class Locale(Strict):
+    locale: str
+    currency: Currency
+    timezones: dict[str, str] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EntityMaps:
+    people: People
+    places: Places
+    addresses: Addresses
+    locale: Locale
+    digests: dict[str, str]
+
+
+def load_maps(folder: Path) -> EntityMaps:
+    if not folder.is_dir():
+        raise InputError(f"{folder}: entity map folder not found")
+    docs = {name: load_yaml(folder / name) for name in FILES}
+    maps = EntityMaps(
+        people=docs["people.yaml"].parse(People),
+        places=docs["places.yaml"].parse(Places),
+        addresses=docs["addresses.yaml"].parse(Addresses),
+        locale=docs["locale.yaml"].parse(Locale),
+        digests={
+            f"entity_maps/{name}": hashlib.sha256((folder / name).read_bytes()).hexdigest()
+            for name in FILES
+        },
+    )
+    _check(maps, docs)
+    return maps
+
+
+def _check(maps: EntityMaps, docs: dict[str, YamlDoc]) -> None:
+    people, places, addresses = docs["people.yaml"], docs["places.yaml"], docs["addresses.yaml"]
+    problems: list[str] = []
+    for section in ("given_names", "family_names"):
+        entries = getattr(maps.people, section)
+        sources = {s.lower() for s in {**maps.people.given_names, **maps.people.family_names}}
+        _one_to_one(people, section, {k: v.kanji for k, v in entries.items()}, problems)
+        _one_to_one(people, section, {k: v.romaji.lower() for k, v in entries.items()}, problems)
+        for key, name in entries.items():
+            if name.romaji.lower() in sources and name.romaji.lower() != key.lower():
+                problems.append(
+                    f"{people.where((section, key))}: romaji {name.romaji!r} is also a source "
+                    "name; ids built from it would read as another person's"
+                )
+    _one_to_one(places, "airports", {k: v.code for k, v in maps.places.airports.items()}, problems)
+    _one_to_one(places, "cities", {k: v.name for k, v in maps.places.cities.items()}, problems)
+    _one_to_one(
+        places, "cities",
+        {k: v.address_city for k, v in maps.places.cities.items() if v.address_city}, problems,
+    )
+    _one_to_one(places, "states", {k: v.prefecture for k, v in maps.places.states.items()}, problems)
+    prefectures = {s.prefecture for s in maps.places.states.values()}
+    for key, airport in maps.places.airports.items():
+        if airport.city not in maps.places.cities:
+            problems.append(f"{places.where(('airports', key))}: city {airport.city!r} is not in cities")
+    for key, city in maps.places.cities.items():
+        if (city.address_city is None) != (city.prefecture is None):
+            problems.append(f"{places.where(('cities', key))}: address_city and prefecture go together")
+        if city.prefecture and city.prefecture not in prefectures:
+            problems.append(
+                f"{places.where(('cities', key))}: prefecture {city.prefecture!r} is no state's prefecture"
+            )
+    for alias, target in maps.places.city_aliases.items():
+        if target not in maps.places.cities:
+            problems.append(f"{places.where(('city_aliases', alias))}: {target!r} is not in cities")
+    _one_to_one(addresses, "zips", dict(maps.addresses.zips), problems)
+    _one_to_one(addresses, "streets", dict(maps.addresses.streets), problems)
+    if problems:
+        raise InputError("entity maps are inconsistent", problems)
+
+
+def _one_to_one(doc: YamlDoc, section: str, targets: dict[str, str], problems: list[str]) -> None:
+    """Report every source whose target another source already has."""
+    seen: dict[str, str] = {}
+    for source, target in targets.items():
+        if target in seen:
+            problems.append(
+                f"{doc.where((section, source))}: {section}: {source!r} and {seen[target]!r} both "
+                f"map to {target!r}; the tools compare this field, so the map must be one to one"
+            )
+        else:
+            seen[target] = source

@@ -1,0 +1,40 @@
+"""Where a jtau checkout keeps its inputs and outputs.
+
+The project root is `JTAU_ROOT` if set, else the nearest folder at or above the current
+directory that has `entity_maps/`, else the checkout this package was installed from
+(an editable install).  Maps, glossaries and patches are read from it; output goes to
+`<root>/data/domains/<domain>` unless `--out` says otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from jtau.errors import InputError
+
+MAPS_DIR = "entity_maps"
+
+
+def project_root() -> Path:
+    if os.environ.get("JTAU_ROOT"):
+        return Path(os.environ["JTAU_ROOT"])
+    here = Path.cwd().resolve()
+    for folder in (here, *here.parents):
+        if (folder / MAPS_DIR).is_dir():
+            return folder
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / MAPS_DIR).is_dir():
+        return checkout
+    raise InputError(
+        "no jtau project found: run jtau inside a jtau checkout (a folder with entity_maps/) "
+        "or set JTAU_ROOT"
+    )
+
+
+def maps_dir(root: Path) -> Path:
+    return root / MAPS_DIR
+
+
+def default_out(root: Path, domain: str) -> Path:
+    return root / "data" / "domains" / domain

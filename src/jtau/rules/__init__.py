@@ -1,0 +1,68 @@
+"""Per-domain rules: which JSON paths of a domain hold which kind of value.
+
+Each domain has one YAML file beside this module (`airline.yaml`, ...).  Everything the
+pipeline knows about a domain's data is there, so adding a domain is mostly adding rules and
+maps, not code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jtau.errors import InputError
+from jtau.yamlfile import load_yaml
+
+
+class DomainFiles(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    db: str
+    tasks: str
+    policy: str
+    copy_: list[str] = Field(default_factory=list, alias="copy")
+
+
+class FrozenToken(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pattern: str
+    known: str | None = None
+
+
+class TaskRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: list[str]
+    actions: list[str]
+    communicate_info: str | None = None
+    communicate_info_not_money: dict[str, list[str]] = Field(default_factory=dict)
+    frozen_tokens: dict[str, FrozenToken] = Field(default_factory=dict)
+
+
+class DomainRules(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str = ""
+    files: DomainFiles
+    db: dict[str, str]
+    tasks: TaskRules
+    tools: dict[str, dict[str, str]]
+    tool_constants: dict[str, int] = Field(default_factory=dict)
+    references: dict[str, str] = Field(default_factory=dict)
+    schemas: dict[str, str] = Field(default_factory=dict)
+    digest: str = ""
+
+
+def available() -> list[str]:
+    return sorted(p.name[:-5] for p in resources.files(__package__).iterdir() if p.name.endswith(".yaml"))
+
+
+def load_rules(domain: str) -> DomainRules:
+    if domain not in available():
+        raise InputError(f"unknown domain {domain!r}; known: {', '.join(available())}")
+    path = Path(str(resources.files(__package__) / f"{domain}.yaml"))
+    doc = load_yaml(path)
+    rules = doc.parse(DomainRules)
+    rules.name = domain
+    rules.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    return rules

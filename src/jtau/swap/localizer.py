@@ -1,0 +1,135 @@
+"""Convert one source value of a kind into its Japanese value, through the entity maps.
+
+The kinds are the vocabulary of the domain rules (`src/jtau/rules/*.yaml`).  A value no map
+covers raises `Unmapped`; the caller reports it with its JSON path.  Everything here is a
+pure function of the maps: the same value always gives the same result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from jtau.maps.model import EntityMaps, Name
+from jtau.swap.money import MoneyError, convert_amount, convert_expression
+
+USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
+EMAIL = re.compile(r"^([a-z]+)\.([a-z]+)(\d+)@(.+)$")
+ADDRESS1 = re.compile(r"^(\d+) (.+)$")
+
+
+class Unmapped(Exception):
+    """No map entry covers this value (or it has not the form its kind needs)."""
+
+    def __init__(self, kind: str, value, reason: str = "not in the maps"):
+        super().__init__(f"{kind} {value!r}: {reason}")
+        self.kind, self.value, self.reason = kind, value, reason
+
+
+class Localizer:
+    def __init__(self, maps: EntityMaps):
+        self.maps = maps
+        people, places = maps.people, maps.places
+        self.given_lower = {k.lower(): v for k, v in people.given_names.items()}
+        self.family_lower = {k.lower(): v for k, v in people.family_names.items()}
+        self.rate = maps.locale.currency.rate
+        suite_source = re.escape(maps.addresses.suite.source).replace(r"\{n\}", r"(?P<n>\d+)")
+        self.suite_pattern = re.compile(f"^{suite_source}$")
+        self.converters: dict[str, Callable] = {
+            "given_name": lambda v: self._name(people.given_names, "given_name", v).kanji,
+            "family_name": lambda v: self._name(people.family_names, "family_name", v).kanji,
+            "user_id": self.user_id,
+            "email": self.email,
+            "airport": lambda v: self._lookup(places.airports, "airport", v).code,
+            "address_city": self.address_city,
+            "state": lambda v: self._lookup(places.states, "state", v).prefecture,
+            "zip": lambda v: self._lookup(maps.addresses.zips, "zip", v),
+            "country": lambda v: self._lookup(maps.addresses.countries, "country", v),
+            "address1": self.address1,
+            "address2": self.address2,
+            "money": self.money,
+            "money_expression": self.money_expression,
+        }
+
+    @property
+    def kinds(self) -> list[str]:
+        return sorted(self.converters)
+
+    def convert(self, kind: str, value):
+        try:
+            converter = self.converters[kind]
+        except KeyError:
+            raise Unmapped(kind, value, f"unknown kind {kind!r} (known: {', '.join(self.kinds)})") from None
+        return converter(value)
+
+    # --- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _lookup(table: dict, kind: str, value):
+        if not isinstance(value, str) or value not in table:
+            raise Unmapped(kind, value)
+        return table[value]
+
+    def _name(self, table: dict[str, Name], kind: str, value) -> Name:
+        return self._lookup(table, kind, value)
+
+    def romaji_pair(self, first: str, last: str, kind: str, value: str) -> tuple[str, str]:
+        given, family = self.given_lower.get(first), self.family_lower.get(last)
+        if given is None or family is None:
+            missing = first if given is None else last
+            raise Unmapped(kind, value, f"name part {missing!r} is not in people.yaml")
+        return given.romaji.lower(), family.romaji.lower()
+
+    # --- derived and composite kinds -----------------------------------------------------
+
+    def user_id(self, value):
+        match = USER_ID.match(value) if isinstance(value, str) else None
+        if not match:
+            raise Unmapped("user_id", value, "not of the form first_last_digits")
+        first, last = self.romaji_pair(match[1], match[2], "user_id", value)
+        return f"{first}_{last}_{match[3]}"
+
+    def email(self, value):
+        match = EMAIL.match(value) if isinstance(value, str) else None
+        if not match:
+            raise Unmapped("email", value, "not of the form first.lastdigits@domain")
+        first, last = self.romaji_pair(match[1], match[2], "email", value)
+        return f"{first}.{last}{match[3]}@{match[4]}"
+
+    def address_city(self, value):
+        city = self._lookup(self.maps.places.cities, "address_city", value)
+        if not city.address_city:
+            raise Unmapped("address_city", value, "city has no address_city in places.yaml")
+        return city.address_city
+
+    def address1(self, value):
+        """`975 Sunset Drive` -> `夕陽ケ丘9-7-5`: town of the street, then the house number's
+        digits as chome-ban-go (all but the last two digits, then each of those; 0 -> 10)."""
+        match = ADDRESS1.match(value) if isinstance(value, str) else None
+        if not match:
+            raise Unmapped("address1", value, "not of the form 'NUMBER STREET'")
+        town = self._lookup(self.maps.addresses.streets, "address1", match[2])
+        digits = match[1]
+        tens, ones = (int(d) or 10 for d in digits[-2:].rjust(2, "0"))
+        chome = digits[:-2].lstrip("0")
+        return f"{town}{chome + '-' if chome else ''}{tens}-{ones}"
+
+    def address2(self, value):
+        if value in (None, ""):
+            return value
+        match = self.suite_pattern.match(value) if isinstance(value, str) else None
+        if not match:
+            raise Unmapped("address2", value, f"not of the form {self.maps.addresses.suite.source!r}")
+        return self.maps.addresses.suite.target.format(n=match["n"])
+
+    def money(self, value):
+        try:
+            return convert_amount(value, self.rate)
+        except MoneyError as exc:
+            raise Unmapped("money", value, str(exc)) from None
+
+    def money_expression(self, value):
+        try:
+            return convert_expression(value, self.rate)
+        except MoneyError as exc:
+            raise Unmapped("money_expression", value, str(exc)) from None

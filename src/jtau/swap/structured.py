@@ -1,0 +1,89 @@
+"""Apply the domain rules to the db and to the tasks' structured fields, in place.
+
+Every path a rule names is converted with the `Localizer`; values no map covers are
+collected as `Problem`s (JSON path, kind, value) so that one run reports all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jtau import jsonpath
+from jtau.rules import DomainRules
+from jtau.swap.localizer import Localizer, Unmapped
+
+TEXT = "text"
+AMOUNT = re.compile(r"^\$?\d[\d,]*(\.\d+)?$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    path: tuple
+    kind: str
+    value: object
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {self.value!r}: {self.reason}"
+
+
+def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems: list[Problem],
+                prefix: tuple = ()) -> None:
+    """Convert every value matched by `rules` (pattern -> kind) in `data`."""
+    renames: list[tuple[str, str]] = []
+    for pattern, kind in rules.items():
+        if kind == TEXT:
+            continue  # free text is the text stage's
+        if pattern.endswith(jsonpath.KEYS):
+            renames.append((pattern, kind))
+            continue
+        for path, container, key in list(jsonpath.find(data, pattern)):
+            try:
+                container[key] = loc.convert(kind, container[key])
+            except Unmapped as exc:
+                problems.append(Problem(file, prefix + path, kind, exc.value, exc.reason))
+    for pattern, kind in renames:
+        containers = {id(c): (path[:-1], c) for path, c, _ in jsonpath.find(data, pattern)}
+        for path, container in containers.values():
+            def rename(key, path=path):
+                try:
+                    return loc.convert(kind, key)
+                except Unmapped as exc:
+                    problems.append(Problem(file, prefix + path + (key,), kind, exc.value, exc.reason))
+                    return key
+            jsonpath.rename_keys(container, rename)
+
+
+def localize_db(db, rules: DomainRules, loc: Localizer, problems: list[Problem]) -> None:
+    apply_rules(db, rules.db, loc, rules.files.db, problems)
+
+
+def tool_calls(task: dict, rules: DomainRules):
+    """`(path, action, argument rules)` of every tool call in a task."""
+    for pattern in rules.tasks.actions:
+        for path, container, key in jsonpath.find(task, pattern):
+            action = container[key]
+            if isinstance(action, dict) and isinstance(action.get("arguments"), dict):
+                yield path, action, rules.tools.get(action.get("name"), {})
+
+
+def localize_task_structure(task: dict, index: int, rules: DomainRules, loc: Localizer,
+                            problems: list[Problem]) -> None:
+    """Tool-call arguments and communicate_info of one task (free text is not touched)."""
+    file = rules.files.tasks
+    for path, action, tool_rules in tool_calls(task, rules):
+        apply_rules(action["arguments"], tool_rules, loc, file, problems,
+                    prefix=(index,) + path + ("arguments",))
+    criteria = task.get("evaluation_criteria") or {}
+    if rules.tasks.communicate_info == "money" and criteria.get("communicate_info"):
+        keep = set(rules.tasks.communicate_info_not_money.get(str(task["id"]), []))
+        items = criteria["communicate_info"]
+        for i, item in enumerate(items):
+            if isinstance(item, str) and item not in keep and AMOUNT.match(item):
+                try:
+                    items[i] = str(loc.convert("money", item))
+                except Unmapped as exc:
+                    problems.append(Problem(file, (index, "evaluation_criteria", "communicate_info", i),
+                                            "money", item, exc.reason))

@@ -1,0 +1,9 @@
+"""Stage 4: free text.  `Recognizer` turns a text into a `Template` whose entity
+occurrences are typed placeholders (`You are {PERSON_1}.`); `render` fills a template --
+the source one, or its translation -- with the localized entity values."""
+
+from jtau.text.recognize import Recognizer
+from jtau.text.render import Renderer
+from jtau.text.template import PLACEHOLDER, Entity, Template
+
+__all__ = ["Recognizer", "Renderer", "Entity", "Template", "PLACEHOLDER"]

@@ -1,0 +1,119 @@
+"""Find entity occurrences in free text and replace them by typed placeholders.
+
+What is recognized comes from the maps (names, cities, states, regions, airports,
+time-zone labels), from fixed patterns (amounts, dates, user ids, emails) and from the
+domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
+patterns are tried first, then the longest map entry; map entries match whole words only,
+case-sensitively ("Li" is a name, the "li" of "Liam" is not).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from jtau.maps.model import EntityMaps
+from jtau.rules import FrozenToken
+from jtau.text.template import Entity, Template
+
+MONTHS = ("January February March April May June July August September October "
+          "November December").split()
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+
+PATTERNS: list[tuple[str, str]] = [
+    ("EMAIL", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
+    ("MONEY", rf"\$\s?(?:{_NUMBER})(?:\s+dollars?\b)?|\b(?:{_NUMBER})\s*(?:dollars?|bucks|USD)\b"),
+    ("DATE", rf"\b(?:{'|'.join(MONTHS)})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"),
+]
+# After the domain's frozen tokens, so that `gift_card_123` is a payment id, not a user id.
+USER_ID_PATTERN = ("USER_ID", r"\b[a-z]+_[a-z]+_\d+\b")
+
+
+def trie_regex(words: list[str]) -> str:
+    """A regex matching any of `words`, preferring the longest (a compact trie)."""
+    trie: dict = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = True
+
+    def build(node: dict) -> str:
+        end = "" in node
+        branches = [re.escape(ch) + build(child) for ch, child in sorted(node.items()) if ch]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        return f"(?:{body})?" if end else body
+
+    return build(trie)
+
+
+class Recognizer:
+    def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
+                 known: dict[str, set[str]] | None = None):
+        self.lexicon = self._lexicon(maps)
+        self.known = known or {}
+        parts = [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS]
+        self.frozen_kinds = []
+        for kind, token in (frozen or {}).items():
+            parts.append(rf"(?P<{kind}>\b(?:{token.pattern})\b)")
+            self.frozen_kinds.append(kind)
+        parts.append(f"(?P<{USER_ID_PATTERN[0]}>{USER_ID_PATTERN[1]})")
+        parts.append(rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(self.lexicon))}(?![\w]))")
+        self.regex = re.compile("|".join(parts))
+
+    @staticmethod
+    def _lexicon(maps: EntityMaps) -> dict[str, tuple[str, tuple]]:
+        entries: dict[str, tuple[str, tuple]] = {}
+
+        def add(surface: str, kind: str, value: tuple) -> None:
+            if surface in entries and entries[surface] != (kind, value):
+                raise ValueError(f"{surface!r} is both {entries[surface][0]} and {kind} in the maps")
+            entries[surface] = (kind, value)
+
+        people, places = maps.people, maps.places
+        for given in people.given_names:
+            add(given, "GIVEN_NAME", (given,))
+            for family in people.family_names:
+                add(f"{given} {family}", "PERSON", (given, family))
+        for family in people.family_names:
+            add(family, "FAMILY_NAME", (family,))
+        for city in places.cities:
+            add(city, "CITY", (city,))
+        for alias, city in places.city_aliases.items():
+            add(alias, "CITY", (city,))
+        for code, state in places.states.items():
+            for name in state.text:
+                add(name, "PREFECTURE", (code,))
+        for region in places.regions:
+            add(region, "REGION", (region,))
+        for code in places.airports:
+            add(code, "AIRPORT", (code,))
+        for label in maps.locale.timezones:
+            add(label, "TIMEZONE", (label,))
+        return entries
+
+    def templatize(self, text: str) -> Template:
+        counts: Counter[str] = Counter()
+        entities: list[tuple[str, Entity]] = []
+
+        def replace(match: re.Match) -> str:
+            kind = match.lastgroup
+            surface = match.group()
+            if kind == "LEXICON":
+                kind, value = self.lexicon[surface]
+            elif kind in self.frozen_kinds:
+                known = self.known.get(kind)
+                if known is not None and surface not in known and not any(c.isdigit() for c in surface):
+                    return surface  # an upper-case word, not an id
+                value = (surface,)
+            else:
+                value = (surface,)
+            counts[kind] += 1
+            name = f"{kind}_{counts[kind]}"
+            entities.append((name, Entity(kind, surface, value)))
+            return "{" + name + "}"
+
+        escaped = text  # literal braces never form a placeholder: names are UPPER_N only
+        return Template(self.regex.sub(replace, escaped), tuple(entities))

@@ -1,0 +1,76 @@
+"""Fill a template with the localized values of its entities, written the Japanese way:
+family name first (`鈴木 芽衣`), `12,300円`, `5月23日`, `関西国際空港（KIX）`."""
+
+from __future__ import annotations
+
+import re
+
+from jtau.swap.localizer import Localizer, Unmapped
+from jtau.swap.money import format_yen, to_decimal
+from jtau.text.template import PLACEHOLDER, Entity, Template
+from jtau.text.recognize import MONTHS
+
+ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+MONTH_DAY = re.compile(r"^(\w+)\s+(\d{1,2})")
+MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+class Renderer:
+    def __init__(self, loc: Localizer):
+        self.loc = loc
+        self.maps = loc.maps
+
+    def entity(self, entity: Entity) -> str:
+        """The Japanese text of one entity occurrence."""
+        kind, value = entity.kind, entity.value
+        people, places = self.maps.people, self.maps.places
+        if kind == "PERSON":
+            given = self.loc.convert("given_name", value[0])
+            family = self.loc.convert("family_name", value[1])
+            return f"{family} {given}"
+        if kind == "GIVEN_NAME":
+            return self.loc.convert("given_name", value[0])
+        if kind == "FAMILY_NAME":
+            return self.loc.convert("family_name", value[0])
+        if kind == "USER_ID":
+            return self.loc.convert("user_id", value[0])
+        if kind == "EMAIL":
+            return self.loc.convert("email", value[0])
+        if kind == "AIRPORT":
+            airport = places.airports[value[0]]
+            return f"{airport.name}（{airport.code}）"
+        if kind == "CITY":
+            return places.cities[value[0]].name
+        if kind == "PREFECTURE":
+            return places.states[value[0]].prefecture
+        if kind == "REGION":
+            return places.regions[value[0]].name
+        if kind == "TIMEZONE":
+            return self.maps.locale.timezones[value[0]]
+        if kind == "MONEY":
+            amount = MONEY_NUMBER.search(entity.surface).group()
+            return format_yen(self.loc.convert("money", str(to_decimal(amount))),
+                              self.maps.locale.currency.suffix)
+        if kind == "DATE":
+            return self.date(entity.surface)
+        return entity.surface  # frozen tokens: ids, flight numbers
+
+    @staticmethod
+    def date(surface: str) -> str:
+        if match := ISO_DATE.match(surface):
+            return f"{int(match[1])}年{int(match[2])}月{int(match[3])}日"
+        match = MONTH_DAY.match(surface)
+        return f"{MONTHS.index(match[1]) + 1}月{int(match[2])}日"
+
+    def render(self, target: str, template: Template) -> str:
+        """Replace each placeholder of `target` (a translation of `template`, or the
+        template itself) with its entity's Japanese text."""
+        values = {name: self.entity(entity) for name, entity in template.entities}
+
+        def fill(match: re.Match) -> str:
+            name = match[1]
+            if name not in values:
+                raise Unmapped("placeholder", name, "not in the template")
+            return values[name]
+
+        return PLACEHOLDER.sub(fill, target)

@@ -1,0 +1,148 @@
+"""Referential integrity and one-to-one-ness: what the tools compare must still match."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from jtau import jsonpath
+from jtau.rules import DomainRules
+
+
+def key_sets(db, rules: DomainRules) -> dict[str, set]:
+    """Argument name -> the set of db keys it may refer to."""
+    out = {}
+    for argument, pattern in rules.references.items():
+        out[argument] = {key for _, _, key in jsonpath.find(db, pattern)}
+    return out
+
+
+def _arguments(value, path=()):
+    """Every (path, name, value) leaf of a tool call's arguments."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, (dict, list)):
+                yield from _arguments(item, path + (key,))
+            else:
+                yield path + (key,), key, item
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _arguments(item, path + (index,))
+
+
+def actions(tasks: list[dict], rules: DomainRules):
+    for index, task in enumerate(tasks):
+        for pattern in rules.tasks.actions:
+            for path, container, key in jsonpath.find(task, pattern):
+                yield (index,) + path, container[key]
+
+
+def check_references(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple[list[str], int]:
+    src_keys, out_keys = key_sets(src_db, rules), key_sets(out_db, rules)
+    errors, checked = [], 0
+    for (path, s_action), (_, o_action) in zip(actions(src_tasks, rules), actions(out_tasks, rules)):
+        s_args = list(_arguments(s_action.get("arguments") or {}))
+        o_args = list(_arguments(o_action.get("arguments") or {}))
+        for (arg_path, name, s_value), (_, _, o_value) in zip(s_args, o_args):
+            if name not in rules.references:
+                continue
+            checked += 1
+            if (s_value in src_keys[name]) != (o_value in out_keys[name]):
+                state = "exists" if s_value in src_keys[name] else "dangles"
+                errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
+                              f"{name} {o_value!r}: in the source {s_value!r} {state}, here it does not")
+    return errors, checked
+
+
+def distinct_counts(db, rules: DomainRules) -> dict[str, int]:
+    values: dict[str, set] = defaultdict(set)
+    for pattern, kind in rules.db.items():
+        if kind.startswith("money"):
+            continue
+        for _, container, key in jsonpath.find(db, pattern):
+            values[kind].add(key if pattern.endswith(jsonpath.KEYS) else container[key])
+    for parent, _ in name_parents(rules.db):
+        for _, container, key in jsonpath.find(db, parent):
+            record = container[key]
+            values["person"].add((record.get(_field(rules.db, parent, "given_name")),
+                                  record.get(_field(rules.db, parent, "family_name"))))
+    return {kind: len(found) for kind, found in sorted(values.items())}
+
+
+def check_bijective(src_db, out_db, rules, file) -> tuple[list[str], dict[str, int]]:
+    before, after = distinct_counts(src_db, rules), distinct_counts(out_db, rules)
+    errors = [f"{file}: {kind}: {before[kind]} distinct values in the source, {after.get(kind)} here"
+              for kind in before if before[kind] != after.get(kind)]
+    return errors, before
+
+
+def name_parents(table: dict[str, str]) -> list[tuple[str, str]]:
+    """Patterns of objects holding a given and a family name: (parent pattern, dob field)."""
+    out = []
+    for pattern, kind in table.items():
+        if kind == "given_name":
+            parent = pattern.rsplit(".", 1)[0]
+            out.append((parent, "dob"))
+    return out
+
+
+def _field(table: dict[str, str], parent: str, kind: str) -> str | None:
+    for pattern, k in table.items():
+        if k == kind and pattern.rsplit(".", 1)[0] == parent:
+            return pattern.rsplit(".", 1)[1]
+    return None
+
+
+def _people(db, rules) -> dict[tuple, list[tuple]]:
+    """(given, family, dob) -> positions (index paths) of the db records with that person.
+    A record without dob (a user's own name) counts under dob None."""
+    out: dict[tuple, list[tuple]] = defaultdict(list)
+    positions = _Positions(db)
+    for parent, dob in name_parents(rules.db):
+        given, family = _field(rules.db, parent, "given_name"), _field(rules.db, parent, "family_name")
+        for path, container, key in jsonpath.find(db, parent):
+            record = container[key]
+            out[(record.get(given), record.get(family), record.get(dob))].append(
+                (parent, positions.of(path)))
+    return out
+
+
+class _Positions:
+    """Index paths (dict keys replaced by their position) so that renamed keys compare."""
+
+    def __init__(self, root):
+        self.root, self.index = root, {}
+
+    def of(self, path: tuple) -> tuple:
+        out, node = [], self.root
+        for key in path:
+            if isinstance(node, dict):
+                table = self.index.get(id(node))
+                if table is None:
+                    table = self.index[id(node)] = {k: i for i, k in enumerate(node)}
+                out.append(table[key])
+            else:
+                out.append(key)
+            node = node[key]
+        return tuple(out)
+
+
+def check_passengers(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple[list[str], int]:
+    """Passengers in tool calls match the same db records (by position) as in the source."""
+    src_people, out_people = _people(src_db, rules), _people(out_db, rules)
+    errors, checked = [], 0
+    for (path, s_action), (_, o_action) in zip(actions(src_tasks, rules), actions(out_tasks, rules)):
+        tool = rules.tools.get(s_action.get("name"), {})
+        for parent, dob in name_parents(tool):
+            given, family = _field(tool, parent, "given_name"), _field(tool, parent, "family_name")
+            s_found = jsonpath.find(s_action.get("arguments") or {}, parent)
+            o_found = jsonpath.find(o_action.get("arguments") or {}, parent)
+            for (arg_path, sc, sk), (_, oc, ok) in zip(s_found, o_found):
+                checked += 1
+                s, o = sc[sk], oc[ok]
+                s_match = sorted(src_people.get((s.get(given), s.get(family), s.get(dob)), []))
+                o_match = sorted(out_people.get((o.get(given), o.get(family), o.get(dob)), []))
+                if s_match != o_match:
+                    errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
+                                  f"{o.get(family)} {o.get(given)} matches {len(o_match)} db records, "
+                                  f"the source passenger {len(s_match)}")
+    return errors, checked

@@ -1,0 +1,52 @@
+"""No leak: no source name, US place, street, airport code or dollar amount survives.
+
+Terms come from the source side of the maps; they are matched as whole words and
+case-sensitively, so `Li` is found in "Li Wei" but not in "Liam", `IN` (Indiana) in a state
+field but not in "INSIST", and a romanized id like `mei_suzuki_7075` is no leak of "Mei".
+"""
+
+from __future__ import annotations
+
+import re
+
+from jtau.jsonpath import format_path
+from jtau.maps.model import EntityMaps
+from jtau.text.recognize import trie_regex
+
+DOLLAR = r"\$\s?\d"
+
+
+def leak_terms(maps: EntityMaps) -> list[str]:
+    people, places, addresses = maps.people, maps.places, maps.addresses
+    terms = [*people.given_names, *people.family_names, *places.cities, *places.city_aliases,
+             *places.states, *places.regions, *places.airports, *addresses.streets,
+             *addresses.countries]
+    terms += [name for state in places.states.values() for name in state.text]
+    return sorted(set(terms))
+
+
+def leak_regex(maps: EntityMaps) -> re.Pattern:
+    return re.compile(rf"(?<![\w])(?:{trie_regex(leak_terms(maps))})(?![\w])|{DOLLAR}")
+
+
+def strings(value, path=()):
+    """Every string leaf (and object key) of JSON data with its path."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield path + (key,), key
+            yield from strings(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from strings(item, path + (index,))
+    elif isinstance(value, str):
+        yield path, value
+
+
+def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[str]:
+    errors = []
+    for path, text in strings(data):
+        for match in regex.finditer(text):
+            errors.append(f"{file}: {format_path(path)}: source term {match.group()!r} left")
+            if len(errors) >= limit:
+                return errors
+    return errors

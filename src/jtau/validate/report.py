@@ -1,0 +1,78 @@
+"""Run every check on a localized domain against its source; collect errors and numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jtau.domain import LocalizedDomain
+from jtau.maps.model import EntityMaps
+from jtau.rules import DomainRules
+from jtau.source import SourceDomain
+from jtau.validate import integrity, leaks, money
+from jtau.validate.schema import check_schema
+
+
+@dataclass
+class Report:
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    stats: dict[str, object] = field(default_factory=dict)
+
+    def add(self, name: str, errors: list[str], stat=None) -> None:
+        self.errors += errors
+        if stat is not None:
+            self.stats[name] = stat
+
+
+def _patterns(table: dict[str, str], kind: str) -> list[str]:
+    return [pattern for pattern, k in table.items() if k == kind]
+
+
+def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps,
+                    rules: DomainRules) -> Report:
+    report = Report()
+    files = rules.files
+    rate = maps.locale.currency.rate
+    if "db" in rules.schemas:
+        report.add("schema", check_schema(out.db, rules.schemas["db"], files.db))
+    if "tasks" in rules.schemas:
+        report.errors += check_schema(out.tasks, rules.schemas["tasks"], files.tasks, item_schema=True)
+    if len(out.tasks) != len(source.tasks) or [t["id"] for t in out.tasks] != [t["id"] for t in source.tasks]:
+        report.errors.append(f"{files.tasks}: task ids differ from the source")
+        return report
+
+    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, "money"), rate, files.db)
+    report.add("db amounts = rate x source", errors, checked)
+    task_money = 0
+    for tool, table in rules.tools.items():
+        for (path, s_action), (_, o_action) in zip(integrity.actions(source.tasks, rules),
+                                                   integrity.actions(out.tasks, rules)):
+            if s_action.get("name") != tool:
+                continue
+            prefix = path + ("arguments",)
+            errors, checked = money.check_amounts(s_action.get("arguments"), o_action.get("arguments"),
+                                                  _patterns(table, "money"), rate, files.tasks, prefix)
+            report.errors += errors
+            task_money += checked
+            report.errors += money.check_expressions(s_action.get("arguments"), o_action.get("arguments"),
+                                                     _patterns(table, "money_expression"), rate,
+                                                     files.tasks, prefix)
+    report.stats["action amounts = rate x source"] = task_money
+    for name, identity in money.IDENTITIES.get(rules.name, {}).items():
+        src_errors, src_holds = identity(source.db, rules, 1, files.db)
+        errors, holds = identity(out.db, rules, rate, files.db)
+        if src_errors == []:
+            report.add(f"{name} identity holds", errors, f"{holds}/{holds + len(errors)}")
+
+    errors, checked = integrity.check_references(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
+    report.add("references checked", errors, checked)
+    errors, counts = integrity.check_bijective(source.db, out.db, rules, files.db)
+    report.add("distinct values (source = output)", errors, counts)
+    errors, checked = integrity.check_passengers(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
+    report.add("passengers matched", errors, checked)
+
+    regex = leaks.leak_regex(maps)
+    found = (leaks.find_leaks(out.db, files.db, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
+             + leaks.find_leaks({"text": out.policy}, files.policy, regex))
+    report.add("leaks", found, len(found))
+    return report

@@ -1,0 +1,94 @@
+"""Read the YAML files people edit (maps, glossary, patches) with line numbers for errors.
+
+ruamel.yaml keeps the position of every key, so a problem found after parsing (a missing
+field, a duplicate target) can still be reported as `entity_maps/people.yaml:42`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import MarkedYAMLError
+
+from jtau.errors import InputError
+
+
+@dataclass
+class YamlDoc:
+    """Plain data of a YAML file plus the line (1-based) of every key and item."""
+
+    path: Path
+    data: Any
+    lines: dict[tuple, int] = field(default_factory=dict)
+
+    def where(self, loc: tuple = ()) -> str:
+        """`file:line` of the deepest known position on `loc`."""
+        loc = tuple(loc)
+        while loc and loc not in self.lines:
+            loc = loc[:-1]
+        line = self.lines.get(loc)
+        return f"{self.path}:{line}" if line else str(self.path)
+
+    def parse(self, model: type[BaseModel], loc: tuple = ()):
+        """Validate `data` (or the part at `loc`) with a pydantic model; errors name lines."""
+        data = self.data
+        for key in loc:
+            data = data[key]
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            details = [
+                f"{self.where(loc + tuple(e['loc']))}: {'.'.join(map(str, loc + tuple(e['loc'])))}: {e['msg']}"
+                for e in exc.errors()
+            ]
+            raise InputError(f"{self.path}: invalid content", details) from None
+
+
+def load_yaml(path: Path) -> YamlDoc:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    yaml = YAML(typ="rt")
+    yaml.allow_duplicate_keys = False
+    try:
+        raw = yaml.load(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark else ""
+        problem = exc.problem or exc.context or "malformed YAML"
+        raise InputError(f"{path}{line}: {problem}") from None
+    except Exception as exc:  # ruamel raises a few non-marked errors (duplicate keys, ...)
+        raise InputError(f"{path}: {exc}") from None
+    doc = YamlDoc(path=path, data=None)
+    doc.data = _plain(raw, (), doc.lines)
+    return doc
+
+
+def _plain(node: Any, loc: tuple, lines: dict[tuple, int]) -> Any:
+    if isinstance(node, CommentedMap):
+        out = {}
+        for key, value in node.items():
+            try:
+                lines[loc + (key,)] = node.lc.key(key)[0] + 1
+            except (KeyError, TypeError):
+                pass
+            out[key] = _plain(value, loc + (key,), lines)
+        return out
+    if isinstance(node, CommentedSeq):
+        out_list = []
+        for index, value in enumerate(node):
+            try:
+                lines[loc + (index,)] = node.lc.item(index)[0] + 1
+            except (KeyError, TypeError, IndexError):
+                pass
+            out_list.append(_plain(value, loc + (index,), lines))
+        return out_list
+    if isinstance(node, str):
+        return str(node)
+    return node
