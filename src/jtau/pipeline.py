@@ -52,7 +52,7 @@ def raise_problems(problems: list[Problem]) -> None:
         listed = [str(p) for p in problems[:MAX_LISTED]]
         if len(problems) > MAX_LISTED:
             listed.append(f"... and {len(problems) - MAX_LISTED} more")
-        raise InputError(f"{len(problems)} values are not covered by the entity maps "
+        raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the entity maps "
                          "(add them to entity_maps/, `jtau maps propose` suggests entries)", listed)
 
 

@@ -60,6 +60,9 @@ class Recognizer:
             parts.append(rf"(?P<{kind}>\b(?:{token.pattern})\b)")
             self.frozen_kinds.append(kind)
         parts.append(f"(?P<{USER_ID_PATTERN[0]}>{USER_ID_PATTERN[1]})")
+        # "LAS (Las Vegas)": the code with its city in parentheses is one airport mention
+        self.airport_with_city = {f"{code} ({airport.city})": code for code, airport in maps.places.airports.items()}
+        parts.append(rf"(?P<AIRPORT_WITH_CITY>\b(?:{trie_regex(sorted(self.airport_with_city))}))")
         parts.append(rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(self.lexicon))}(?![\w]))")
         self.regex = re.compile("|".join(parts))
 
@@ -103,6 +106,8 @@ class Recognizer:
             surface = match.group()
             if kind == "LEXICON":
                 kind, value = self.lexicon[surface]
+            elif kind == "AIRPORT_WITH_CITY":
+                kind, value = "AIRPORT", (self.airport_with_city[surface],)
             elif kind in self.frozen_kinds:
                 known = self.known.get(kind)
                 if known is not None and surface not in known and not any(c.isdigit() for c in surface):

