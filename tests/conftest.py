@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -45,3 +47,10 @@ def project(tmp_path) -> Path:
     """A throw-away project root with a copy of the committed maps, to break on purpose."""
     shutil.copytree(ROOT / "entity_maps", tmp_path / "entity_maps")
     return tmp_path
+
+
+def jtau(*args, root: Path = ROOT):
+    """Run the jtau command as a user would, in a project root."""
+    env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True,
+                          env=env, cwd=root)

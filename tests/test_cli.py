@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def jtau(*args, root: Path = ROOT, env_extra=None):
-    env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200", **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True, env=env,
-                          cwd=root)
+from conftest import ROOT, jtau
 
 
 def test_check_passes_on_the_committed_data():

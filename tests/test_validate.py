@@ -76,3 +76,10 @@ def test_a_golden_passenger_that_no_longer_matches_is_reported(airline):
         passenger["dob"] = "1970-06-07"
     errors = broken(airline, change)
     assert any("arguments.passengers[0]" in e and "matches 0 db records" in e for e in errors)
+
+
+def test_a_value_outside_the_tau2_data_model_is_a_schema_error(airline):
+    def change(d):
+        d.db["reservations"]["4WQ150"]["cabin"] = "first"
+    errors = broken(airline, change)
+    assert any(e.startswith("db.json: reservations.4WQ150.cabin: schema:") for e in errors), errors

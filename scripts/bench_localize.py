@@ -1,0 +1,74 @@
+"""Benchmark: `jtau localize airline` against merely loading and writing the same files.
+
+Both are measured in this one run, on this machine, so the ratio is comparable across
+machines.  Each side runs REPEAT times; the best time counts (least disturbed by noise).
+
+    python scripts/bench_localize.py [DOMAIN] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from jtau.pipeline import finish, localize
+from jtau.project import project_root
+from jtau.rules import load_rules
+from jtau.source import load_domain
+
+
+def best(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("domain", nargs="?", default="airline")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    root = project_root()
+    rules = load_rules(args.domain)
+    folder = load_domain(rules).path
+    names = [rules.files.db, rules.files.tasks, rules.files.policy, *rules.files.copy_]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+
+        def baseline() -> None:
+            for name in names:
+                path = folder / name
+                if name.endswith(".json"):
+                    data = json.loads(path.read_bytes())
+                    (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
+                    (out / "plain" / name).write_text(json.dumps(data, ensure_ascii=False, indent=4) + "\n")
+                else:
+                    (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
+                    (out / "plain" / name).write_text(path.read_text())
+
+        stages: dict[str, float] = {}
+
+        def jtau() -> None:
+            result = localize(args.domain, root)
+            finish(result, out / "jtau" / args.domain, check=False)
+            stages.update(result.timings)
+
+        plain = best(baseline, args.repeat)
+        full = best(jtau, args.repeat)
+
+    print(f"domain: {args.domain} ({sum((folder / n).stat().st_size for n in names) / 1e6:.1f} MB of source)")
+    print(f"load + write with json:  {plain:.3f} s")
+    print(f"jtau localize:           {full:.3f} s")
+    print("  stages (last run):     " + ", ".join(f"{k} {v:.3f}" for k, v in stages.items()))
+    print(f"ratio localize / plain:  {full / plain:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
