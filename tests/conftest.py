@@ -44,13 +44,16 @@ def airline_source(domains_dir):
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    """A throw-away project root with a copy of the committed maps, to break on purpose."""
-    shutil.copytree(ROOT / "entity_maps", tmp_path / "entity_maps")
-    return tmp_path
+    """A throw-away project root with a copy of the committed maps and glossary, to change
+    on purpose, and an empty translation memory."""
+    root = tmp_path / "project"
+    for folder in ("entity_maps", "glossaries"):
+        shutil.copytree(ROOT / folder, root / folder)
+    return root
 
 
-def jtau(*args, root: Path = ROOT):
+def jtau(*args, root: Path = ROOT, env: dict | None = None):
     """Run the jtau command as a user would, in a project root."""
-    env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200"}
+    env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200", **(env or {})}
     return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True,
                           env=env, cwd=root)

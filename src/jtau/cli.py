@@ -10,7 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from jtau import __version__, rules
@@ -59,32 +59,77 @@ def main(version: Annotated[bool, typer.Option("--version", help="Print the vers
         raise typer.Exit()
 
 
+class _Progress:
+    """Stage names on a spinner, and a bar while segments are being translated."""
+
+    STEPS = {"load": "swapping entities", "swap": "building templates", "templates": "translating",
+             "translate": "rendering", "render": "validating", "validate": "done"}
+
+    def __init__(self, progress: Progress, name: str):
+        self.progress, self.name = progress, name
+        self.task = progress.add_task(f"{name}: loading source and maps", total=None)
+
+    def stage(self, stage: str) -> None:
+        self.progress.update(self.task, description=f"{self.name}: {self.STEPS.get(stage, stage)}")
+
+    def start(self, total: int) -> None:
+        self.progress.update(self.task, description=f"{self.name}: translating {total} segments",
+                             total=total, completed=0)
+
+    def advance(self, count: int) -> None:
+        self.progress.advance(self.task, count)
+
+
 @app.command()
 def localize(
     domain: DomainArg,
     source: SourceOpt = None,
     out: OutOpt = None,
+    tm: Annotated[Optional[Path], typer.Option(
+        "--tm", help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
+    offline: Annotated[bool, typer.Option(
+        "--offline", help="Never contact an endpoint; exit 1 listing the segments the memory lacks.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Say how many segments and characters would be sent; send and write nothing.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name. Default: $JTAU_MODEL.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(
+        "--base-url", help="OpenAI-compatible endpoint. Default: $OPENAI_BASE_URL (key: $OPENAI_API_KEY).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Requests in flight at once.")] = 4,
+    batch_size: Annotated[int, typer.Option(min=1, max=100, help="Segments per request.")] = 8,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds before a request times out.")] = 60.0,
+    attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
 ) -> None:
-    """Localize a domain: swap entities, render text, validate, write under data/domains/."""
-    from jtau.pipeline import finish, localize as run
+    """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
+    from jtau.pipeline import Options, finish, localize as run
     from jtau.project import project_root
+    from jtau.translate.client import Endpoint, Settings
 
     try:
         root = project_root()
+        options = Options(tm=tm, offline=offline, dry_run=dry_run,
+                          endpoint=Endpoint.from_env(model, base_url),
+                          settings=Settings(concurrency=concurrency, batch_size=batch_size,
+                                            timeout=timeout, attempts=attempts))
         for name in _domains(domain):
-            with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                          console=err_console, transient=True) as progress:
-                task = progress.add_task(f"{name}: loading source and maps")
-                steps = {"load": "swapping entities", "swap": "rendering free text",
-                         "text": "validating", "validate": "serializing", "serialize": "done"}
-                result = run(name, root, source, lambda stage: progress.update(
-                    task, description=f"{name}: {steps.get(stage, stage)}"))
+            with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                          MofNCompleteColumn(), TimeElapsedColumn(), console=err_console, transient=True) as bar:
+                result = run(name, root, source, _Progress(bar, name), options)
+            if dry_run:
+                _dry_run(result)
+                continue
             target = _out_dir(out, root, name)
             changed = finish(result, target, check)
             _summary(result, target, changed, check)
     except JtauError as exc:
         _fail(exc)
+
+
+def _dry_run(result) -> None:
+    t = result.translation
+    out_console.print(f"{result.rules.name}: {t.segments} segments, {t.unique} unique templates, {t.hits} in the "
+                      f"memory; would send {t.untranslated} segments ({t.pending_chars:,} characters) "
+                      f"in {t.pending_requests} requests")
 
 
 def _stat(value) -> str:
@@ -97,7 +142,15 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
-    table.add_row("text fields", f"{result.text_fields} ({result.templates} unique templates)")
+    t = result.translation
+    table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
+    table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
+                  + (f", [yellow]{t.untranslated} untranslated (no endpoint: set JTAU_MODEL)[/]" if t.untranslated else ""))
+    unused = len(result.tm.unused())
+    if unused:
+        table.add_row("memory", f"[yellow]{unused} entries whose source no longer occurs (marked stale)[/]")
+    for warning in t.warnings[:10]:
+        table.add_row("warning", warning)
     for name, value in result.report.stats.items():
         table.add_row(name, _stat(value))
     table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))

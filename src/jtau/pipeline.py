@@ -1,10 +1,12 @@
 """`jtau localize`: the stages in order, with nothing written until everything validated.
 
-    rules -> source -> maps -> structured swap -> free text -> validate -> write | check
+    rules -> source -> maps -> structured swap -> text: templates -> translation -> render
+          -> validate -> write | check
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,18 +14,33 @@ from pathlib import Path
 from jtau import jsonpath
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
+from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, load_maps
-from jtau.project import maps_dir
+from jtau.project import glossary_path, maps_dir, tm_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
-from jtau.text.fields import TextLocalizer
+from jtau.text.fields import TextFields
+from jtau.translate.client import Endpoint, MTClient, Settings
+from jtau.translate.engine import Stats, Translator
+from jtau.translate.tm import TranslationMemory
 from jtau.validate import Report, validate_domain
-from jtau.write import check_files, dump_json, manifest, write_files
+from jtau.write import atomic_write, check_files, dump_json, manifest, write_files
 
 MAX_LISTED = 40
+POLICY_KIND = "policy"
+
+
+@dataclass
+class Options:
+    """How to translate: where the memory is, whether and how to reach an endpoint."""
+    tm: Path | None = None            # default: <root>/data/tm
+    offline: bool = False
+    dry_run: bool = False
+    endpoint: Endpoint | None = None
+    settings: Settings = field(default_factory=Settings)
 
 
 @dataclass
@@ -31,11 +48,14 @@ class Localization:
     rules: DomainRules
     source: SourceDomain
     maps: EntityMaps
+    glossary: Glossary
     domain: LocalizedDomain
     report: Report
     outputs: dict[str, bytes]
+    tm: TranslationMemory
+    tm_bytes: bytes
+    translation: Stats
     timings: dict[str, float] = field(default_factory=dict)
-    templates: int = 0
     text_fields: int = 0
 
 
@@ -52,12 +72,15 @@ def raise_problems(problems: list[Problem]) -> None:
         listed = [str(p) for p in problems[:MAX_LISTED]]
         if len(problems) > MAX_LISTED:
             listed.append(f"... and {len(problems) - MAX_LISTED} more")
-        raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the entity maps "
-                         "(add them to entity_maps/, `jtau maps propose` suggests entries)", listed)
+        raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the "
+                         "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", listed)
 
 
-def localize(domain: str, root: Path, source_dir: Path | None = None, progress=None) -> Localization:
-    """Build the localized domain in memory and validate it; raise on any problem."""
+def localize(domain: str, root: Path, source_dir: Path | None = None, progress=None,
+             options: Options | None = None) -> Localization:
+    """Build the localized domain in memory and validate it; raise on any problem.
+    Translations obtained on the way are already durable in the memory's journal."""
+    options = options or Options()
     timings: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -67,11 +90,13 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
         timings[stage] = now - clock
         clock = now
         if progress:
-            progress(stage)
+            progress.stage(stage)
 
     rules = load_rules(domain)
     source = load_domain(rules, source_dir)
     maps = load_maps(maps_dir(root))
+    glossary = load_glossary(glossary_path(root, maps.locale.locale))
+    tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
 
     loc = Localizer(maps)
@@ -84,43 +109,72 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("swap")
 
     try:
-        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, _known_tokens(source, rules))
+        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, _known_tokens(source, rules), glossary)
     except ValueError as exc:
-        raise InputError(f"entity maps: {exc}") from None
-    text = TextLocalizer(recognizer, Renderer(loc))
+        raise InputError(f"entity maps and glossary: {exc}") from None
+    text = TextFields(recognizer, Renderer(loc, glossary))
     for index, task in enumerate(tasks):
-        text.localize_task(task, index, rules, problems)
-    policy = text.localize(source.policy, "policy", rules.files.policy, (), problems)
+        text.add_task(task, index, rules, problems)
+    holder = {"policy": source.policy}
+    text.add(holder, "policy", POLICY_KIND, rules.files.policy, (), problems)
     raise_problems(problems)
-    lap("text")
+    lap("templates")
 
+    client = None
+    if options.endpoint and not (options.offline or options.dry_run):
+        client = MTClient(options.endpoint, options.settings, glossary.allow_latin)
+    translator = Translator(tm, glossary, maps.locale.locale, client, options.offline, options.dry_run,
+                            options.settings.batch_size)
+    stats = translator.fill(text.segments(), progress)
+    lap("translate")
+
+    text.render(translator.target, problems)
+    raise_problems(problems)
+    policy = holder["policy"]
     localized = LocalizedDomain(domain, db, tasks, policy,
                                 {n: source.raw[n] for n in rules.files.copy_ if n in source.raw})
-    report = validate_domain(source, localized, maps, rules)
-    lap("validate")
-
     outputs = {
         rules.files.db: dump_json(db),
         rules.files.tasks: dump_json(tasks),
         rules.files.policy: policy.encode("utf-8"),
         **localized.copies,
     }
-    inputs = {**maps.digests, f"rules/{domain}.yaml": rules.digest}
+    tm_bytes = tm.render()
+    inputs = {**maps.digests, f"rules/{domain}.yaml": rules.digest,
+              f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
+              f"tm/{tm.path.name}": _digest(tm_bytes)}
     outputs["manifest.json"] = dump_json(manifest(domain, maps.locale.locale, maps.locale.currency.rate,
                                                   source.digests(), inputs, outputs))
-    lap("serialize")
-    return Localization(rules, source, maps, localized, report, outputs, timings,
-                        templates=len(text.templates), text_fields=text.fields)
+    lap("render")
+
+    report = validate_domain(source, localized, maps, rules)
+    lap("validate")
+    return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
+                        timings, text_fields=len(text.fields))
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def finish(result: Localization, out: Path, check: bool) -> list[str]:
-    """Write the outputs (or, with check, compare them); returns the changed file names."""
+    """Write the outputs and the memory (or, with check, compare them); returns what changed."""
     if result.report.errors:
         raise CheckFailed(f"{result.rules.name}: {len(result.report.errors)} validation errors; nothing written",
                           result.report.errors[:MAX_LISTED])
+    tm_path = result.tm.path
     if check:
         stale = check_files(out, result.outputs)
+        on_disk = tm_path.read_bytes() if tm_path.is_file() else b""
+        if on_disk != result.tm_bytes:
+            stale.append(f"{tm_path}: differs from the memory this run would write")
         if stale:
             raise CheckFailed(f"{out}: committed output is stale; run: jtau localize {result.rules.name}", stale)
         return []
-    return write_files(out, result.outputs)
+    changed = []
+    if result.tm_bytes or tm_path.is_file():
+        if not tm_path.is_file() or tm_path.read_bytes() != result.tm_bytes:
+            atomic_write(tm_path, result.tm_bytes)
+            changed.append(str(tm_path))
+    result.tm.discard_journal()
+    return changed + write_files(out, result.outputs)

@@ -3,7 +3,8 @@
 The project root is `JTAU_ROOT` if set, else the nearest folder at or above the current
 directory that has `entity_maps/`, else the checkout this package was installed from
 (an editable install).  Maps, glossaries and patches are read from it; output goes to
-`<root>/data/domains/<domain>` unless `--out` says otherwise.
+`<root>/data/domains/<domain>` unless `--out` says otherwise, and the translation memory
+lives in `<root>/data/tm/` unless `--tm` says otherwise.
 """
 
 from __future__ import annotations
@@ -38,3 +39,12 @@ def maps_dir(root: Path) -> Path:
 
 def default_out(root: Path, domain: str) -> Path:
     return root / "data" / "domains" / domain
+
+
+def tm_dir(root: Path) -> Path:
+    return root / "data" / "tm"
+
+
+def glossary_path(root: Path, locale: str) -> Path:
+    """`glossaries/ja.yaml` for locale ja-JP."""
+    return root / "glossaries" / f"{locale.split('-')[0]}.yaml"

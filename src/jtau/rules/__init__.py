@@ -33,7 +33,8 @@ class FrozenToken(BaseModel):
 
 class TaskRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    text: list[str]
+    text: dict[str, str]
+    tool_text_kind: str = "assertion"
     actions: list[str]
     communicate_info: str | None = None
     communicate_info_not_money: dict[str, list[str]] = Field(default_factory=dict)

@@ -1,14 +1,16 @@
-"""Free-text fields of the tasks and the policy: templatize, then render.
+"""Free-text fields of the tasks and the policy, in two passes.
 
-Translation (the translation memory, then machine translation) slots in between: it maps a
-source template to a target template with the same placeholders.  Until a translation
-exists, the source template itself is rendered, so the text stays English while every
-entity in it is already Japanese.
+`collect` splits each field into segments (Markdown-aware, see segment.py) and each segment
+into a template with placeholders; the translator then gets every template at once (so it
+can batch and deduplicate); `render` puts each field back together from the translated
+templates filled with the localized entities.  A segment without a translation keeps its
+source template, so the text stays English while its entities are already Japanese.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from jtau import jsonpath
 from jtau.rules import DomainRules
@@ -16,47 +18,61 @@ from jtau.swap.localizer import Unmapped
 from jtau.swap.structured import TEXT, Problem, tool_calls
 from jtau.text.recognize import Recognizer
 from jtau.text.render import Renderer
+from jtau.text.segment import segment
 from jtau.text.template import PLACEHOLDER, Template
 
-# source template -> target template (same placeholders); identity until translation exists.
-Translate = Callable[[Template, str], str]
+
+@dataclass
+class Field:
+    """One free-text value: where it is, and its pieces (literal text or a template)."""
+    container: object
+    key: object
+    file: str
+    path: tuple
+    kind: str
+    pieces: list  # str (kept verbatim) or Template (translated)
 
 
-def untranslated(template: Template, segment_kind: str) -> str:
-    return template.text
+class TextFields:
+    def __init__(self, recognizer: Recognizer, renderer: Renderer):
+        self.recognizer, self.renderer = recognizer, renderer
+        self.fields: list[Field] = []
 
+    # --- pass 1 ------------------------------------------------------------------------------
 
-class TextLocalizer:
-    def __init__(self, recognizer: Recognizer, renderer: Renderer, translate: Translate = untranslated):
-        self.recognizer, self.renderer, self.translate = recognizer, renderer, translate
-        self.templates: dict[str, Template] = {}
-        self.fields = 0
-
-    def localize(self, text: str, segment_kind: str, file: str, path: tuple,
-                 problems: list[Problem]) -> str:
+    def add(self, container, key, kind: str, file: str, path: tuple, problems: list[Problem]) -> None:
+        text = container[key]
+        if not isinstance(text, str) or not text:
+            return
         if PLACEHOLDER.search(text):
             problems.append(Problem(file, path, "text", text[:60], "source text already has a {PLACEHOLDER}"))
-            return text
-        template = self.recognizer.templatize(text)
-        self.templates.setdefault(template.text, template)
-        self.fields += 1
-        try:
-            return self.renderer.render(self.translate(template, segment_kind), template)
-        except Unmapped as exc:
-            problems.append(Problem(file, path, exc.kind, exc.value, exc.reason))
-            return text
+            return
+        pieces = [self.recognizer.templatize(p.text) if p.translate else p.text for p in segment(text)]
+        self.fields.append(Field(container, key, file, path, kind, pieces))
 
-    def localize_task(self, task: dict, index: int, rules: DomainRules, problems: list[Problem]) -> None:
-        for pattern in rules.tasks.text:
-            kind = pattern.split(".")[-1] if pattern.split(".")[-1] != "*" else pattern.split(".")[-2]
+    def add_task(self, task: dict, index: int, rules: DomainRules, problems: list[Problem]) -> None:
+        file = rules.files.tasks
+        for pattern, kind in rules.tasks.text.items():
             for path, container, key in list(jsonpath.find(task, pattern)):
-                if isinstance(container[key], str) and container[key]:
-                    container[key] = self.localize(container[key], kind, rules.files.tasks,
-                                                   (index,) + path, problems)
+                self.add(container, key, kind, file, (index,) + path, problems)
         for path, action, tool_rules in tool_calls(task, rules):
-            for pattern in (p for p, kind in tool_rules.items() if kind == TEXT):
+            for pattern, kind in tool_rules.items():
+                if kind != TEXT:
+                    continue
                 for arg_path, container, key in list(jsonpath.find(action["arguments"], pattern)):
-                    if isinstance(container[key], str) and container[key]:
-                        container[key] = self.localize(container[key], f"{action['name']}.{pattern}",
-                                                       rules.files.tasks,
-                                                       (index,) + path + ("arguments",) + arg_path, problems)
+                    self.add(container, key, rules.tasks.tool_text_kind, file,
+                             (index,) + path + ("arguments",) + arg_path, problems)
+
+    def segments(self) -> list[tuple[Template, str]]:
+        return [(p, f.kind) for f in self.fields for p in f.pieces if isinstance(p, Template)]
+
+    # --- pass 2 ------------------------------------------------------------------------------
+
+    def render(self, target: Callable[[Template, str], str], problems: list[Problem]) -> None:
+        for f in self.fields:
+            try:
+                f.container[f.key] = "".join(
+                    self.renderer.render(target(p, f.kind), p) if isinstance(p, Template) else p
+                    for p in f.pieces)
+            except Unmapped as exc:
+                problems.append(Problem(f.file, f.path, exc.kind, exc.value, exc.reason))

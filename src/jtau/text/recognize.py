@@ -1,7 +1,7 @@
 """Find entity occurrences in free text and replace them by typed placeholders.
 
 What is recognized comes from the maps (names, cities, states, regions, airports,
-time-zone labels), from fixed patterns (amounts, dates, user ids, emails) and from the
+time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts, dates, user ids, emails) and from the
 domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
 patterns are tried first, then the longest map entry; map entries match whole words only,
 case-sensitively ("Li" is a name, the "li" of "Liam" is not).
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from jtau.glossary import EMPTY, Glossary
 from jtau.maps.model import EntityMaps
 from jtau.rules import FrozenToken
 from jtau.text.template import Entity, Template
@@ -51,8 +52,8 @@ def trie_regex(words: list[str]) -> str:
 
 class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
-                 known: dict[str, set[str]] | None = None):
-        self.lexicon = self._lexicon(maps)
+                 known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY):
+        self.lexicon = self._lexicon(maps, glossary)
         self.known = known or {}
         parts = [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS]
         self.frozen_kinds = []
@@ -67,7 +68,7 @@ class Recognizer:
         self.regex = re.compile("|".join(parts))
 
     @staticmethod
-    def _lexicon(maps: EntityMaps) -> dict[str, tuple[str, tuple]]:
+    def _lexicon(maps: EntityMaps, glossary: Glossary) -> dict[str, tuple[str, tuple]]:
         entries: dict[str, tuple[str, tuple]] = {}
 
         def add(surface: str, kind: str, value: tuple) -> None:
@@ -95,6 +96,8 @@ class Recognizer:
             add(code, "AIRPORT", (code,))
         for label in maps.locale.timezones:
             add(label, "TIMEZONE", (label,))
+        for surface, term in glossary.surfaces("enforce").items():
+            add(surface, "TERM", (term,))
         return entries
 
     def templatize(self, text: str) -> Template:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from jtau.glossary import EMPTY, Glossary
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import format_yen, to_decimal
 from jtau.text.template import PLACEHOLDER, Entity, Template
@@ -16,14 +17,14 @@ MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 class Renderer:
-    def __init__(self, loc: Localizer):
-        self.loc = loc
+    def __init__(self, loc: Localizer, glossary: Glossary = EMPTY):
+        self.loc, self.glossary = loc, glossary
         self.maps = loc.maps
 
     def entity(self, entity: Entity) -> str:
         """The Japanese text of one entity occurrence."""
         kind, value = entity.kind, entity.value
-        people, places = self.maps.people, self.maps.places
+        places = self.maps.places
         if kind == "PERSON":
             given = self.loc.convert("given_name", value[0])
             family = self.loc.convert("family_name", value[1])
@@ -45,6 +46,8 @@ class Renderer:
             return places.states[value[0]].prefecture
         if kind == "REGION":
             return places.regions[value[0]].name
+        if kind == "TERM":
+            return self.glossary.terms[value[0]].ja
         if kind == "TIMEZONE":
             return self.maps.locale.timezones[value[0]]
         if kind == "MONEY":

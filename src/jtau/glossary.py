@@ -1,0 +1,80 @@
+"""The glossary (`glossaries/<lang>.yaml`): one Japanese rendering per English term.
+
+`enforce` terms become `{TERM_n}` placeholders in templates and are rendered from the
+glossary, so a changed rendering needs no retranslation.  `hint` terms are told to the
+model and checked in its answer; the translation memory records the hints an entry was
+made with, so changing one retranslates exactly the segments that contain it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from jtau.errors import InputError
+from jtau.yamlfile import load_yaml
+
+
+class Term(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    ja: str
+    mode: Literal["enforce", "hint"]
+    variants: list[str] = Field(default_factory=list)
+
+
+class GlossaryFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    terms: dict[str, Term]
+    allow_latin: list[str] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Glossary:
+    terms: dict[str, Term]
+    allow_latin: frozenset[str]
+    digest: str
+
+    def surfaces(self, mode: str) -> dict[str, str]:
+        """Every written form of the terms of `mode` -> the term."""
+        out: dict[str, str] = {}
+        for term, entry in self.terms.items():
+            if entry.mode != mode:
+                continue
+            for form in (term, *entry.variants):
+                for surface in (form, form[:1].upper() + form[1:], form.title()):
+                    out.setdefault(surface, term)
+        return out
+
+    def hints_in(self, text: str) -> dict[str, str]:
+        """Hint terms occurring in `text` -> their rendering."""
+        found = {}
+        for surface, term in self._hint_surfaces:
+            if re.search(rf"(?<![\w-]){re.escape(surface)}(?![\w-])", text):
+                found[term] = self.terms[term].ja
+        return dict(sorted(found.items()))
+
+    @property
+    def _hint_surfaces(self) -> list[tuple[str, str]]:
+        return sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))
+
+
+EMPTY = Glossary({}, frozenset(), "")
+
+
+def load_glossary(path: Path) -> Glossary:
+    if not path.is_file():
+        raise InputError(f"{path}: glossary not found")
+    doc = load_yaml(path)
+    parsed = doc.parse(GlossaryFile)
+    renderings: dict[str, str] = {}
+    for term, entry in parsed.terms.items():
+        if entry.ja in renderings:
+            raise InputError(f"{doc.where(('terms', term))}: {term!r} and {renderings[entry.ja]!r} "
+                             f"share the rendering {entry.ja!r}")
+        renderings[entry.ja] = term
+    return Glossary(parsed.terms, frozenset(parsed.allow_latin), hashlib.sha256(path.read_bytes()).hexdigest())

@@ -1,0 +1,43 @@
+"""Is a model's answer a usable translation of a template?  Every problem is named; an
+answer with any problem is retried and never reaches the translation memory."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from jtau.text.template import PLACEHOLDER
+
+JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9]|[A-Za-z]")
+MARKUP = ("**", "`")
+
+
+def code_like(word: str) -> bool:
+    """Ids, codes and enum literals may stay Latin: `basic_economy`, `HAT271`, `API`."""
+    return "_" in word or any(c.isdigit() for c in word) or (word.isupper() and len(word) <= 5)
+
+
+def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] = frozenset()) -> list[str]:
+    if not isinstance(answer, str) or not answer.strip():
+        return ["empty answer"]
+    found: list[str] = []
+    want, got = Counter(PLACEHOLDER.findall(source)), Counter(PLACEHOLDER.findall(answer))
+    for name in sorted(want | got):
+        if got[name] != want[name]:
+            what = "missing" if got[name] < want[name] else ("repeated" if want[name] else "invented")
+            found.append(f"placeholder {{{name}}} {what} ({got[name]} instead of {want[name]})")
+    bare = PLACEHOLDER.sub(" ", answer)
+    if not JAPANESE.search(bare):
+        found.append("not Japanese")
+    allowed = set(allow) | {w for w in LATIN_WORD.findall(PLACEHOLDER.sub(" ", source)) if code_like(w)}
+    english = [w for w in LATIN_WORD.findall(bare) if w not in allowed]
+    if english:
+        found.append("Latin words left: " + ", ".join(sorted(set(english))[:8]))
+    for mark in MARKUP:
+        if source.count(mark) != answer.count(mark):
+            found.append(f"markup {mark!r}: {answer.count(mark)} instead of {source.count(mark)}")
+    for term, rendering in hints.items():
+        if rendering not in answer:
+            found.append(f"glossary: {term!r} must be rendered {rendering!r}")
+    return found

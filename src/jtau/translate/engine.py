@@ -1,0 +1,102 @@
+"""Which target template each source template gets: the memory's entry, or a new
+translation from the endpoint, or -- without an endpoint -- the source itself.
+
+A segment is a hit when the memory has its key and, unless the entry is reviewed, the entry
+was made with the glossary hints that apply now.  Misses are sent once each (identical
+templates share one key), in batches; with `offline` they are an error instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from jtau.errors import CheckFailed
+from jtau.glossary import Glossary
+from jtau.text.template import PLACEHOLDER, Template
+from jtau.translate.client import Job, MTClient, batches
+from jtau.translate.tm import TranslationMemory
+
+MAX_LISTED = 40
+
+
+@dataclass
+class Stats:
+    segments: int = 0
+    unique: int = 0
+    no_text: int = 0
+    hits: int = 0
+    sent: int = 0
+    requests: int = 0
+    untranslated: int = 0
+    pending_chars: int = 0
+    pending_requests: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+
+def needs_translation(template: Template) -> bool:
+    """A template of placeholders, digits and punctuation only is rendered as it is."""
+    return any(c.isalpha() for c in PLACEHOLDER.sub("", template.text))
+
+
+class Translator:
+    def __init__(self, tm: TranslationMemory, glossary: Glossary, locale: str,
+                 client: MTClient | None = None, offline: bool = False, dry_run: bool = False,
+                 batch_size: int = 8):
+        self.tm, self.glossary, self.locale, self.batch_size = tm, glossary, locale, batch_size
+        self.client, self.offline, self.dry_run = client, offline, dry_run
+        self.targets: dict[str, str] = {}
+        self.stats = Stats()
+
+    def key(self, template: Template, kind: str) -> str:
+        return template.key(self.locale, kind)
+
+    def fill(self, segments: list[tuple[Template, str]], progress=None) -> Stats:
+        """Make sure every (template, kind) has a target; translate the misses."""
+        stats = self.stats
+        stats.segments = len(segments)
+        unique: dict[str, tuple[Template, str]] = {}
+        for template, kind in segments:
+            if needs_translation(template):
+                unique.setdefault(self.key(template, kind), (template, kind))
+            else:
+                stats.no_text += 1
+        stats.unique = len(unique)
+        jobs: list[Job] = []
+        for key, (template, kind) in unique.items():
+            hints = self.glossary.hints_in(template.text)
+            entry = self.tm.get(key)
+            if entry is not None and (entry.status == "reviewed" or entry.hints == hints):
+                if entry.hints != hints:
+                    stats.warnings.append(f"reviewed entry {key} was made with other glossary hints; review it")
+                self.targets[key] = entry.target
+                stats.hits += 1
+            else:
+                jobs.append(Job(key, kind, template.text, hints))
+        if not jobs:
+            return stats
+        if self.offline:
+            listed = [f"{job.key} ({job.kind}): {job.source}" for job in jobs[:MAX_LISTED]]
+            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments", listed)
+        if self.dry_run or self.client is None:
+            stats.untranslated = len(jobs)
+            stats.pending_chars = sum(len(job.source) for job in jobs)
+            stats.pending_requests = len(batches(jobs, self.batch_size))
+            return stats
+        if progress:
+            progress.start(len(jobs))
+        failures = self.client.translate(jobs, self.tm.record, progress.advance if progress else lambda n: None)
+        stats.sent = len(jobs)
+        stats.requests = self.client.requests
+        for job in jobs:
+            entry = self.tm.entries.get(job.key)
+            if entry is not None and job.key not in {f.job.key for f in failures}:
+                self.targets[job.key] = entry.target
+        if failures:
+            raise CheckFailed(f"{len(failures)} segments got no valid translation; the others are saved in "
+                              f"the translation memory, run again to retry", [str(f) for f in failures[:MAX_LISTED]])
+        return stats
+
+    def target(self, template: Template, kind: str) -> str:
+        if not needs_translation(template):
+            return template.text
+        return self.targets.get(self.key(template, kind), template.text)

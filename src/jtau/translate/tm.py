@@ -1,0 +1,140 @@
+"""The translation memory: one JSON Lines file per domain, committed, reviewed in diffs.
+
+    data/tm/<domain>.jsonl          one entry per template, sorted by (kind, source)
+    data/tm/<domain>.journal.jsonl  entries of a run in progress, appended and fsynced per
+                                    batch; merged into the file when the run finishes or
+                                    when the next run starts (a killed run loses nothing)
+
+An entry is keyed by a hash of (locale, segment kind, source template).  Status:
+`machine` (from an engine), `draft` (written by the team), `reviewed` (checked by a person:
+never overwritten), `stale` (its source no longer occurs; kept, with the status it had in
+`stale_from`, and revived if the source comes back).  Entries of other domains' files are
+reused for identical templates and copied into this domain's file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from jtau.errors import InputError
+
+STATUSES = ("machine", "draft", "reviewed", "stale")
+FIELDS = ("key", "kind", "status", "source", "target", "engine", "model", "prompt", "hints", "stale_from")
+
+
+@dataclass
+class Entry:
+    key: str
+    kind: str
+    source: str
+    target: str
+    status: str = "machine"
+    engine: str = "openai"
+    model: str | None = None
+    prompt: str | None = None
+    hints: dict[str, str] = field(default_factory=dict)
+    stale_from: str | None = None
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        ordered = {name: data[name] for name in FIELDS if data[name] not in (None, {})}
+        return json.dumps(ordered, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, line: str, where: str) -> "Entry":
+        try:
+            data = json.loads(line)
+            entry = cls(**data)
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
+        if entry.status not in STATUSES:
+            raise InputError(f"{where}: status {entry.status!r} is not one of {', '.join(STATUSES)}")
+        return entry
+
+
+def _read(path: Path, tolerate_torn_tail: bool = False) -> list[Entry]:
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    entries = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entries.append(Entry.from_json(line, f"{path}:{number}"))
+        except InputError:
+            # a run killed while appending leaves at most one torn last line in the journal
+            if tolerate_torn_tail and number >= len(lines) - 1:
+                break
+            raise
+    return entries
+
+
+class TranslationMemory:
+    def __init__(self, folder: Path, domain: str):
+        self.folder, self.domain = folder, domain
+        self.path = folder / f"{domain}.jsonl"
+        self.journal_path = folder / f"{domain}.journal.jsonl"
+        if folder.exists() and not folder.is_dir():
+            raise InputError(f"{folder}: --tm must be a folder")
+        self.entries: dict[str, Entry] = {e.key: e for e in _read(self.path)}
+        for entry in _read(self.journal_path, tolerate_torn_tail=True):
+            self._put(entry)
+        self.others: dict[str, Entry] = {}
+        if folder.is_dir():
+            for other in sorted(folder.glob("*.jsonl")):
+                if other.name.endswith(".journal.jsonl") or other == self.path:
+                    continue
+                for entry in _read(other):
+                    if entry.status != "stale":
+                        self.others.setdefault(entry.key, entry)
+        self.used: set[str] = set()
+
+    def _put(self, entry: Entry) -> None:
+        old = self.entries.get(entry.key)
+        if old is not None and old.status == "reviewed" and entry.status != "reviewed":
+            return  # a reviewed entry is never overwritten
+        self.entries[entry.key] = entry
+
+    def get(self, key: str) -> Entry | None:
+        """The usable entry for `key` (this domain's file first, then other domains')."""
+        entry = self.entries.get(key)
+        if entry is None and key in self.others:
+            entry = Entry(**asdict(self.others[key]))
+            self.entries[key] = entry
+        if entry is not None:
+            self.used.add(key)
+            if entry.status == "stale":
+                entry.status, entry.stale_from = entry.stale_from or "machine", None
+        return entry
+
+    def record(self, entries: list[Entry]) -> None:
+        """Add entries and make them durable now (append to the journal, fsync)."""
+        if not entries:
+            return
+        self.folder.mkdir(parents=True, exist_ok=True)
+        with self.journal_path.open("a", encoding="utf-8") as journal:
+            journal.write("".join(entry.to_json() + "\n" for entry in entries))
+            journal.flush()
+            os.fsync(journal.fileno())
+        for entry in entries:
+            self._put(entry)
+            self.used.add(entry.key)
+
+    def unused(self) -> list[Entry]:
+        return [e for k, e in self.entries.items() if k not in self.used]
+
+    def render(self, mark_stale: bool = True) -> bytes:
+        """The memory file as it should be after this run: sorted, unused entries stale."""
+        lines = []
+        for entry in sorted(self.entries.values(), key=lambda e: (e.kind, e.source, e.key)):
+            if mark_stale and entry.key not in self.used and entry.status != "stale":
+                entry = Entry(**{**asdict(entry), "status": "stale", "stale_from": entry.status})
+            lines.append(entry.to_json())
+        return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+
+    def discard_journal(self) -> None:
+        self.journal_path.unlink(missing_ok=True)

@@ -1,0 +1,237 @@
+"""Machine translation against a real local HTTP server speaking chat completions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, jtau
+from fake_openai import FakeOpenAI
+from jtau.errors import CheckFailed, InputError
+from jtau.pipeline import Options, finish, localize
+from jtau.translate.client import Endpoint, Job, MTClient, Settings
+
+SECRET = "sk-test-SECRET-0123456789"
+
+
+@pytest.fixture
+def fake():
+    with FakeOpenAI() as server:
+        yield server
+
+
+def options(fake, tm: Path, **settings) -> Options:
+    return Options(tm=tm, endpoint=Endpoint("fake-model", fake.url, SECRET),
+                   settings=Settings(**{"timeout": 5, "backoff": 0.01, **settings}))
+
+
+def test_each_unique_template_is_sent_once_and_a_second_run_sends_nothing(fake, tmp_path, domains_dir):
+    tm = tmp_path / "tm"
+    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    sent = fake.segment_ids(fake.received)
+    assert len(sent) == len(set(sent)) == result.translation.unique == result.translation.sent
+    assert result.translation.segments > result.translation.unique > 500  # 683 segments, 541 templates
+    assert result.report.errors == []
+    finish(result, tmp_path / "out", check=False)
+    entries = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
+    assert len(entries) == result.translation.unique and {e["status"] for e in entries} == {"machine"}
+    assert not (tm / "airline.journal.jsonl").exists()
+    # the 50 "You are X. Your user id is Y." lines are one template each
+    assert sum(e["source"] == "Your user id is {USER_ID_1}." for e in entries) == 1
+
+    before = len(fake.received)
+    again = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    assert len(fake.received) == before and again.translation.hits == again.translation.unique
+    assert again.outputs == result.outputs
+
+
+def jobs(n=3):
+    return [Job(f"k{i}", "user", f"You are {{PERSON_{i}}} with **bold** words.", {}) for i in range(n)]
+
+
+@pytest.mark.parametrize("fault", ["429", "500", "slow", "malformed", "nochoices", "drop", "dup", "english"])
+def test_a_fault_is_retried_into_a_valid_translation(fake, fault):
+    fake.script = [fault]
+    fake.slow_seconds = 2.0
+    waits = []
+    client = MTClient(Endpoint("m", fake.url, SECRET), Settings(timeout=1, backoff=0.01, batch_size=3),
+                      sleep=waits.append)
+    done = []
+    failures = client.translate(jobs(), done.extend)
+    assert failures == []
+    assert sorted(e.key for e in done) == ["k0", "k1", "k2"]
+    assert all("{PERSON_" in e.target and "**" in e.target for e in done)
+    if fault in ("drop", "dup", "english"):   # only the broken segment is asked again
+        assert [s["id"] for s in fake.received[1]] == ["k0"]
+    else:
+        assert len(fake.received[1]) == 3
+
+
+def test_retry_after_is_honoured(fake):
+    fake.script, fake.retry_after = ["429", "429"], "1.5"
+    waits = []
+    client = MTClient(Endpoint("m", fake.url, SECRET), Settings(backoff=0.01), sleep=waits.append)
+    assert client.translate(jobs(1), lambda entries: None) == []
+    assert waits == [1.5, 1.5]
+
+
+@pytest.mark.parametrize("fault, reason", [
+    ("500", "HTTP 500"), ("malformed", "malformed response body"), ("nochoices", "response without choices"),
+    ("drop", "placeholder {PERSON_0} missing"), ("dup", "placeholder {PERSON_0} repeated"),
+    ("english", "not Japanese"),
+])
+def test_a_persistent_fault_is_reported_with_the_segment_and_never_stored(fake, fault, reason):
+    fake.script = [fault] * 3
+    client = MTClient(Endpoint("m", fake.url, SECRET), Settings(attempts=3, backoff=0.01), sleep=lambda s: None)
+    stored = []
+    failures = client.translate(jobs(1), stored.extend)
+    assert stored == []
+    assert len(failures) == 1 and reason in str(failures[0])
+    assert "k0" in str(failures[0]) and "You are {PERSON_0}" in str(failures[0])
+
+
+def test_an_invalid_answer_never_reaches_memory_or_output(fake, tmp_path, domains_dir):
+    fake.script = ["english"] * 50
+    tm = tmp_path / "tm"
+    with pytest.raises(CheckFailed) as failed:
+        localize("airline", ROOT, domains_dir, options=options(fake, tm, attempts=2))
+    assert "got no valid translation" in failed.value.message
+    entries = [json.loads(line) for line in (tm / "airline.journal.jsonl").read_text().splitlines()]
+    assert entries and all("Please translate" not in e["target"] for e in entries)
+    assert not (tmp_path / "out").exists()
+    # the next run sends only what failed
+    answered = set(e["key"] for e in entries)
+    fake.received.clear()
+    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    assert not answered & set(fake.segment_ids(fake.received))
+    assert result.report.errors == []
+
+
+def test_a_refused_key_stops_at_once_and_is_not_printed(fake):
+    fake.script = ["401"] * 5
+    client = MTClient(Endpoint("m", fake.url, SECRET), Settings(attempts=4, concurrency=1))
+    with pytest.raises(InputError) as refused:
+        client.translate(jobs(1), lambda e: None)
+    assert "HTTP 401" in refused.value.message and SECRET not in refused.value.message
+    assert len(fake.received) == 1
+
+
+def test_the_key_goes_to_the_server_and_nowhere_else(fake, project, tmp_path):
+    fake.script = ["500", "429", "english", "malformed"]
+    out = tmp_path / "out"
+    env = {"OPENAI_API_KEY": SECRET, "OPENAI_BASE_URL": fake.url, "JTAU_MODEL": "fake-model"}
+    result = jtau("localize", "airline", "--out", str(out), "--tm", str(tmp_path / "tm"), root=project, env=env)
+    assert result.returncode == 0, result.stderr
+    assert fake.headers[0]["authorization"] == f"Bearer {SECRET}"
+    written = [p.read_text() for p in [*out.rglob("*"), *(tmp_path / "tm").rglob("*")] if p.is_file()]
+    assert written and not any(SECRET in text for text in written)
+    assert SECRET not in result.stdout + result.stderr
+
+
+def test_dry_run_counts_and_sends_nothing(fake, project, tmp_path):
+    env = {"OPENAI_BASE_URL": fake.url, "JTAU_MODEL": "fake-model"}
+    result = jtau("localize", "airline", "--dry-run", "--out", str(tmp_path / "out"),
+                  "--tm", str(tmp_path / "tm"), root=project, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "would send 541 segments" in result.stdout and "in 69 requests" in result.stdout
+    assert fake.received == [] and not (tmp_path / "out").exists() and not (tmp_path / "tm").exists()
+
+
+def test_offline_lists_what_the_memory_lacks(project, tmp_path):
+    result = jtau("localize", "airline", "--offline", "--out", str(tmp_path / "out"),
+                  "--tm", str(tmp_path / "tm"), root=project)
+    assert result.returncode == 1
+    assert "--offline: the translation memory lacks 541 segments" in result.stderr
+    assert "(user): You are {PERSON_1}." in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def glossary_change(project: Path, old: str, new: str) -> None:
+    path = project / "glossaries" / "ja.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+
+
+def test_changing_an_enforced_term_costs_no_request(fake, project, tmp_path, domains_dir):
+    tm = tmp_path / "tm"
+    first = localize("airline", project, domains_dir, options=options(fake, tm))
+    finish(first, tmp_path / "out", check=False)
+    before = len(fake.received)
+    glossary_change(project, "basic economy:      {ja: ベーシックエコノミー", "basic economy:      {ja: 基本エコノミー")
+    second = localize("airline", project, domains_dir, options=options(fake, tm))
+    assert len(fake.received) == before
+    assert second.outputs["policy.md"] != first.outputs["policy.md"]
+    assert "基本エコノミー" in second.outputs["policy.md"].decode()
+    assert "ベーシックエコノミー" not in second.outputs["tasks.json"].decode()
+
+
+def test_changing_a_hint_resends_exactly_the_segments_that_hold_it(fake, project, tmp_path, domains_dir):
+    tm = tmp_path / "tm"
+    finish(localize("airline", project, domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
+    entries = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
+    holding = {e["key"] for e in entries if "round trip" in e.get("hints", {})}
+    assert 3 <= len(holding) < 20
+    glossary_change(project, "round trip:         {ja: 往復", "round trip:         {ja: 往復便")
+    fake.received.clear()
+    result = localize("airline", project, domains_dir, options=options(fake, tm))
+    assert set(fake.segment_ids(fake.received)) == holding
+    assert all("往復便" in result.tm.entries[key].target for key in holding)
+
+
+def test_reviewed_entries_are_kept_and_unused_entries_turn_stale(fake, tmp_path, domains_dir):
+    tm = tmp_path / "tm"
+    finish(localize("airline", ROOT, domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
+    lines = (tm / "airline.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    reviewed = next(e for e in entries if e["source"] == "Your user id is {USER_ID_1}.")
+    reviewed.update(status="reviewed", target="あなたのユーザーIDは{USER_ID_1}です。", hints={"x": "y"})
+    gone = {"key": "0000000000000000", "kind": "user", "status": "draft", "source": "Gone.", "target": "消えた。",
+            "engine": "manual"}
+    (tm / "airline.jsonl").write_text("\n".join(json.dumps(e, ensure_ascii=False) for e in [*entries, gone]) + "\n")
+    fake.received.clear()
+    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    assert fake.received == []
+    assert "あなたのユーザーIDはnaoki_murakami_9847です。" in result.outputs["tasks.json"].decode()
+    assert any("reviewed entry" in w for w in result.translation.warnings)
+    assert [e.key for e in result.tm.unused()] == ["0000000000000000"]
+    finish(result, tmp_path / "out", check=False)
+    stale = [json.loads(l) for l in (tm / "airline.jsonl").read_text().splitlines() if "Gone." in l]
+    assert stale == [{**gone, "status": "stale", "stale_from": "draft"}]
+
+
+def test_a_killed_run_loses_no_answer_and_leaves_no_partial_file(project, tmp_path):
+    tm, out = tmp_path / "tm", tmp_path / "out"
+    with FakeOpenAI() as fake:
+        fake.script = ["ok"] * 20 + ["block"] * 200
+        env = {**os.environ, "JTAU_ROOT": str(project), "OPENAI_BASE_URL": fake.url,
+               "JTAU_MODEL": "fake-model", "OPENAI_API_KEY": SECRET}
+        process = subprocess.Popen([sys.executable, "-m", "jtau", "localize", "airline", "--out", str(out),
+                                    "--tm", str(tm), "--concurrency", "4"], env=env, cwd=project,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while len(fake.answered) < 20 and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # let the client journal what it received
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        answered = set(fake.segment_ids(fake.answered))
+    assert 100 < len(answered) <= 20 * 8  # 20 batches of up to 8 segments
+    assert not out.exists()
+    journal = (tm / "airline.journal.jsonl").read_text().splitlines()
+    assert {json.loads(line)["key"] for line in journal} == answered
+    with FakeOpenAI() as fake:
+        env = {"OPENAI_BASE_URL": fake.url, "JTAU_MODEL": "fake-model"}
+        result = jtau("localize", "airline", "--out", str(out), "--tm", str(tm), root=project, env=env)
+        assert result.returncode == 0, result.stderr
+        assert not answered & set(fake.segment_ids(fake.received))
+        assert len(fake.segment_ids(fake.received)) == 541 - len(answered)
+    assert not (tm / "airline.journal.jsonl").exists()
+    assert not [p for p in out.rglob("*") if p.name.startswith(".")]
