@@ -34,12 +34,11 @@ def airline(domains_dir):
 
 
 @pytest.fixture(scope="session")
-def airline_source(domains_dir):
+def airline_source(domains_dir, airline):
+    """The source db as on disk, and the source tasks with the task repairs applied (the
+    tasks the localized ones are made from; test_patches.py checks the repairs)."""
     folder = domains_dir / "airline"
-    return {
-        "db": json.loads((folder / "db.json").read_text()),
-        "tasks": json.loads((folder / "tasks.json").read_text()),
-    }
+    return {"db": json.loads((folder / "db.json").read_text()), "tasks": airline.source.tasks}
 
 
 @pytest.fixture

@@ -143,6 +143,9 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
     t = result.translation
+    repairs = result.repairs.report
+    table.add_row("task repairs", f"{len(repairs.applied)} applied"
+                  + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
     table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
     table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
                   + (f", [yellow]{t.untranslated} untranslated (no endpoint: set JTAU_MODEL)[/]" if t.untranslated else ""))
@@ -166,9 +169,9 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
     """Check a written domain against its source: schema, money, references, leaks."""
     from jtau.domain import LocalizedDomain
     from jtau.maps import load_maps
+    from jtau.pipeline import load_repaired
     from jtau.project import maps_dir, project_root
     from jtau.rules import load_rules
-    from jtau.source import load_domain
     from jtau.validate import validate_domain
 
     try:
@@ -176,7 +179,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
         failed = 0
         for name in _domains(domain):
             domain_rules = load_rules(name)
-            src = load_domain(domain_rules, source)
+            src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
             written = LocalizedDomain.read(_out_dir(out, root, name), domain_rules)
             report = validate_domain(src, written, maps, domain_rules)

@@ -1,7 +1,7 @@
 """`jtau localize`: the stages in order, with nothing written until everything validated.
 
-    rules -> source -> maps -> structured swap -> text: templates -> translation -> render
-          -> validate -> write | check
+    rules -> source + task repairs -> maps -> structured swap -> text: templates
+          -> translation -> render -> validate -> write | check
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, load_maps
-from jtau.project import glossary_path, maps_dir, tm_dir
+from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
+from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.swap.localizer import Localizer
@@ -55,6 +56,9 @@ class Localization:
     tm: TranslationMemory
     tm_bytes: bytes
     translation: Stats
+    repairs: Repairs
+    text: TextFields
+    translator: Translator
     timings: dict[str, float] = field(default_factory=dict)
     text_fields: int = 0
 
@@ -76,6 +80,19 @@ def raise_problems(problems: list[Problem]) -> None:
                          "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", listed)
 
 
+@dataclass
+class Repairs:
+    patches: list[TaskPatch]
+    report: PatchReport
+
+
+def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None) -> tuple[SourceDomain, Repairs]:
+    """The source domain with its task repairs (task_patches/<domain>/) applied."""
+    source = load_domain(rules, source_dir)
+    patches = load_patches(patches_dir(root, rules.name))
+    return source, Repairs(patches, apply_patches(source.tasks, patches))
+
+
 def localize(domain: str, root: Path, source_dir: Path | None = None, progress=None,
              options: Options | None = None) -> Localization:
     """Build the localized domain in memory and validate it; raise on any problem.
@@ -93,7 +110,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
             progress.stage(stage)
 
     rules = load_rules(domain)
-    source = load_domain(rules, source_dir)
+    source, repairs = load_repaired(rules, root, source_dir)
     maps = load_maps(maps_dir(root))
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
@@ -122,7 +139,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
 
     client = None
     if options.endpoint and not (options.offline or options.dry_run):
-        client = MTClient(options.endpoint, options.settings, glossary.allow_latin)
+        client = MTClient(options.endpoint, options.settings, glossary.allow_latin, frozenset(rules.enum_literals))
     translator = Translator(tm, glossary, maps.locale.locale, client, options.offline, options.dry_run,
                             options.settings.batch_size)
     stats = translator.fill(text.segments(), progress)
@@ -141,6 +158,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     }
     tm_bytes = tm.render()
     inputs = {**maps.digests, f"rules/{domain}.yaml": rules.digest,
+              **{f"task_patches/{domain}/{p.path.name}": p.digest for p in repairs.patches},
               f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
               f"tm/{tm.path.name}": _digest(tm_bytes)}
     outputs["manifest.json"] = dump_json(manifest(domain, maps.locale.locale, maps.locale.currency.rate,
@@ -150,7 +168,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     report = validate_domain(source, localized, maps, rules)
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
-                        timings, text_fields=len(text.fields))
+                        repairs, text, translator, timings, text_fields=len(text.fields))
 
 
 def _digest(data: bytes) -> str:

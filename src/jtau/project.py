@@ -48,3 +48,7 @@ def tm_dir(root: Path) -> Path:
 def glossary_path(root: Path, locale: str) -> Path:
     """`glossaries/ja.yaml` for locale ja-JP."""
     return root / "glossaries" / f"{locale.split('-')[0]}.yaml"
+
+
+def patches_dir(root: Path, domain: str) -> Path:
+    return root / "task_patches" / domain

@@ -50,6 +50,7 @@ class DomainRules(BaseModel):
     tools: dict[str, dict[str, str]]
     tool_constants: dict[str, int] = Field(default_factory=dict)
     references: dict[str, str] = Field(default_factory=dict)
+    enum_literals: list[str] = Field(default_factory=list)
     schemas: dict[str, str] = Field(default_factory=dict)
     digest: str = ""
 

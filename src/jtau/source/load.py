@@ -7,6 +7,7 @@ are carried through unchanged.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -20,12 +21,17 @@ from jtau.source.discover import find_domain_dir
 
 @dataclass
 class SourceDomain:
+    """The source files of a domain.  `tasks` may be repaired in place (task patches)
+    before anything else reads them; `raw` keeps the bytes as they are on disk."""
+
     name: str
     path: Path
     db: Any
     tasks: list[dict]
     policy: str
     raw: dict[str, bytes] = field(default_factory=dict)
+    db_file: str = ""
+    tasks_file: str = ""
 
     def digests(self) -> dict[str, str]:
         return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(self.raw.items())}
@@ -35,10 +41,8 @@ class SourceDomain:
         return json.loads(self.raw[self.db_file])
 
     def fresh_tasks(self) -> list[dict]:
-        return json.loads(self.raw[self.tasks_file])
-
-    db_file: str = ""
-    tasks_file: str = ""
+        """A new copy of the (repaired) tasks to localize in place."""
+        return copy.deepcopy(self.tasks)
 
 
 def read_json(path: Path, data: bytes) -> Any:

@@ -11,6 +11,7 @@ from jtau.text.template import PLACEHOLDER
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9]|[A-Za-z]")
 MARKUP = ("**", "`")
+CODE_SPAN = re.compile(r"`([^`\n]+)`")
 
 
 def code_like(word: str) -> bool:
@@ -18,9 +19,18 @@ def code_like(word: str) -> bool:
     return "_" in word or any(c.isdigit() for c in word) or (word.isupper() and len(word) <= 5)
 
 
-def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] = frozenset()) -> list[str]:
+def without_literals(text: str, literals: frozenset[str]) -> str:
+    """Drop code spans that hold an enum literal (`basic_economy`): a translation may add
+    them beside the Japanese term, so the agent knows the value to pass to a tool."""
+    return CODE_SPAN.sub(lambda m: " " if m[1] in literals else m[0], text)
+
+
+def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] = frozenset(),
+             literals: frozenset[str] = frozenset()) -> list[str]:
     if not isinstance(answer, str) or not answer.strip():
         return ["empty answer"]
+    full_answer = answer
+    source, answer = without_literals(source, literals), without_literals(answer, literals)
     found: list[str] = []
     want, got = Counter(PLACEHOLDER.findall(source)), Counter(PLACEHOLDER.findall(answer))
     for name in sorted(want | got):
@@ -38,6 +48,6 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
         if source.count(mark) != answer.count(mark):
             found.append(f"markup {mark!r}: {answer.count(mark)} instead of {source.count(mark)}")
     for term, rendering in hints.items():
-        if rendering not in answer:
+        if rendering not in full_answer:
             found.append(f"glossary: {term!r} must be rendered {rendering!r}")
     return found

@@ -109,8 +109,10 @@ def batches(jobs: list[Job], size: int) -> list[list[Job]]:
 
 class MTClient:
     def __init__(self, endpoint: Endpoint, settings: Settings = Settings(),
-                 allow_latin: frozenset[str] = frozenset(), sleep: Callable[[float], None] = time.sleep):
+                 allow_latin: frozenset[str] = frozenset(), literals: frozenset[str] = frozenset(),
+                 sleep: Callable[[float], None] = time.sleep):
         self.endpoint, self.settings, self.allow, self.sleep = endpoint, settings, allow_latin, sleep
+        self.literals = literals
         self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
                                     max_retries=0, timeout=settings.timeout)
         self.requests = 0
@@ -157,7 +159,7 @@ class MTClient:
                     self.sleep(min(wait_for, self.settings.max_wait))
                 continue
             for key, job in list(pending.items()):
-                found = check.problems(job.source, answers.get(key), job.hints, self.allow)
+                found = check.problems(job.source, answers.get(key), job.hints, self.allow, self.literals)
                 if found:
                     reasons[key].append("; ".join(found))
                     continue

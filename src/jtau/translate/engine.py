@@ -45,6 +45,7 @@ class Translator:
         self.tm, self.glossary, self.locale, self.batch_size = tm, glossary, locale, batch_size
         self.client, self.offline, self.dry_run = client, offline, dry_run
         self.targets: dict[str, str] = {}
+        self.pending: list[Job] = []   # the misses of the last fill, translated or not
         self.stats = Stats()
 
     def key(self, template: Template, kind: str) -> str:
@@ -77,6 +78,7 @@ class Translator:
         if self.offline:
             listed = [f"{job.key} ({job.kind}): {job.source}" for job in jobs[:MAX_LISTED]]
             raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments", listed)
+        self.pending = jobs
         if self.dry_run or self.client is None:
             stats.untranslated = len(jobs)
             stats.pending_chars = sum(len(job.source) for job in jobs)

@@ -42,6 +42,9 @@ values that are filled in later, already in Japanese:
 Keep every placeholder exactly once, unchanged, and invent none. Keep Markdown markup
 (**bold**, `code`) around the same words. Ids, codes and snake_case literals stay as written.
 Use the Japanese renderings given in "terms" for those English terms.
+Where the text names a value that the agent passes to a tool (an enum literal such as
+basic_economy, round_trip, gift_card), you may add the literal in backticks after the
+Japanese term: **{{TERM_1}}**（`basic_economy`）.
 
 Answer with one JSON object: {{"translations": [{{"id": "<id>", "text": "<Japanese>"}}, ...]}},
 one item per segment, nothing else."""
