@@ -28,7 +28,7 @@ def contexts(text: TextFields, locale: str) -> dict[str, dict]:
         for piece in field.pieces:
             if not isinstance(piece, Template):
                 continue
-            info = out.setdefault(piece.key(locale, field.kind), {"where": [], "placeholders": {}})
+            info = out.setdefault(piece.key(locale, field.kind), {"where": [], "placeholders": {}, "order": len(out)})
             info["where"].append(f"{field.file} {format_path(field.path)}")
             for name, entity in piece.entities:
                 try:
@@ -42,7 +42,7 @@ def contexts(text: TextFields, locale: str) -> dict[str, dict]:
 def export(jobs: list[Job], text: TextFields, locale: str, path: Path) -> int:
     info = contexts(text, locale)
     lines = []
-    for job in sorted(jobs, key=lambda j: (j.kind, info[j.key]["where"][0], j.key)):
+    for job in sorted(jobs, key=lambda j: info[j.key]["order"]):  # as they occur: neighbours give context
         lines.append(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
                                  "placeholders": info[job.key]["placeholders"],
                                  "where": info[job.key]["where"][:5]}, ensure_ascii=False))
@@ -51,8 +51,9 @@ def export(jobs: list[Job], text: TextFields, locale: str, path: Path) -> int:
 
 
 def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: frozenset[str],
-                literals: frozenset[str], engine: str, status: str) -> tuple[int, list[str]]:
-    """Record the valid translations of `path`; returns how many, and the problems."""
+                literals: frozenset[str], engine: str, status: str, dry_run: bool = False) -> tuple[int, list[str]]:
+    """Record the valid translations of `path` (with dry_run only check them); returns how
+    many are valid, and the problems."""
     recorded, problems = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
@@ -72,5 +73,6 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
             continue
         recorded.append(Entry(key=key, kind=job.kind, source=job.source, target=target.strip(), status=status,
                               engine=engine, model=None, prompt=None, hints=job.hints))
-    tm.record(recorded)
+    if not dry_run:
+        tm.record(recorded)
     return len(recorded), problems
