@@ -168,9 +168,10 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
 def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
     from jtau.domain import LocalizedDomain
+    from jtau.glossary import load_glossary
     from jtau.maps import load_maps
     from jtau.pipeline import load_repaired
-    from jtau.project import maps_dir, project_root
+    from jtau.project import glossary_path, maps_dir, project_root
     from jtau.rules import load_rules
     from jtau.validate import validate_domain
 
@@ -182,7 +183,8 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
             written = LocalizedDomain.read(_out_dir(out, root, name), domain_rules)
-            report = validate_domain(src, written, maps, domain_rules)
+            glossary = load_glossary(glossary_path(root, maps.locale.locale))
+            report = validate_domain(src, written, maps, domain_rules, glossary)
             table = Table(title=f"jtau validate {name}", show_header=False, box=None)
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
@@ -190,6 +192,12 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             out_console.print(table)
             for line in report.errors[:40]:
                 err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            if report.warnings:
+                out_console.print(f"QA warnings ({len(report.warnings)}):")
+                for line in report.warnings[:40]:
+                    out_console.print(f"  {line}", highlight=False, soft_wrap=True)
+                if len(report.warnings) > 40:
+                    out_console.print(f"  ... and {len(report.warnings) - 40} more (jtau review {name} lists all)")
             failed += bool(report.errors)
         if failed:
             raise typer.Exit(1)

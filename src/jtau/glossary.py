@@ -25,6 +25,7 @@ class Term(BaseModel):
     ja: str
     mode: Literal["enforce", "hint"]
     variants: list[str] = Field(default_factory=list)
+    not_in: list[str] = Field(default_factory=list)  # phrases where the word is not the term
 
 
 class GlossaryFile(BaseModel):
@@ -54,8 +55,12 @@ class Glossary:
         """Hint terms occurring in `text` -> their rendering."""
         found = {}
         for surface, term in self._hint_surfaces:
-            if re.search(rf"(?<![\w-]){re.escape(surface)}(?![\w-])", text):
-                found[term] = self.terms[term].ja
+            excluded = [m.span() for phrase in self.terms[term].not_in
+                        for m in re.finditer(re.escape(phrase), text, re.IGNORECASE)]
+            for match in re.finditer(rf"(?<![\w-]){re.escape(surface)}(?![\w-])", text):
+                if not any(start <= match.start() < end for start, end in excluded):
+                    found[term] = self.terms[term].ja
+                    break
         return dict(sorted(found.items()))
 
     @property

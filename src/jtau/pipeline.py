@@ -11,14 +11,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jtau import jsonpath
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, load_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
 from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
-from jtau.rules import DomainRules, load_rules
+from jtau.rules import DomainRules, known_tokens, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
@@ -61,14 +60,6 @@ class Localization:
     translator: Translator
     timings: dict[str, float] = field(default_factory=dict)
     text_fields: int = 0
-
-
-def _known_tokens(source: SourceDomain, rules: DomainRules) -> dict[str, set[str]]:
-    known = {}
-    for kind, token in rules.tasks.frozen_tokens.items():
-        if token.known:
-            known[kind] = {key for _, _, key in jsonpath.find(source.db, token.known)}
-    return known
 
 
 def raise_problems(problems: list[Problem]) -> None:
@@ -126,7 +117,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("swap")
 
     try:
-        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, _known_tokens(source, rules), glossary)
+        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary)
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
     text = TextFields(recognizer, Renderer(loc, glossary))
@@ -165,7 +156,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
                                                   source.digests(), inputs, outputs))
     lap("render")
 
-    report = validate_domain(source, localized, maps, rules)
+    report = validate_domain(source, localized, maps, rules, glossary)
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))

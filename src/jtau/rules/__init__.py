@@ -68,3 +68,11 @@ def load_rules(domain: str) -> DomainRules:
     rules.name = domain
     rules.digest = hashlib.sha256(path.read_bytes()).hexdigest()
     return rules
+
+
+def known_tokens(rules: DomainRules, db) -> dict[str, set[str]]:
+    """Frozen-token kind -> the db keys a token of that kind is (see FrozenToken.known)."""
+    from jtau import jsonpath
+
+    return {kind: {key for _, _, key in jsonpath.find(db, token.known)}
+            for kind, token in rules.tasks.frozen_tokens.items() if token.known}

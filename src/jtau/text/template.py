@@ -8,6 +8,10 @@ from dataclasses import dataclass
 
 PLACEHOLDER = re.compile(r"\{([A-Z]+(?:_[A-Z]+)*_\d+)\}")
 
+# Word boundaries for Latin tokens inside Japanese text: `\b` sees no boundary between 予約
+# and HXDUBJ (kanji are word characters), so output checks use ASCII-only boundaries.
+LATIN_BEFORE, LATIN_AFTER = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
+
 
 @dataclass(frozen=True)
 class Entity:

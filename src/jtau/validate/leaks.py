@@ -1,7 +1,7 @@
 """No leak: no source name, US place, street, airport code or dollar amount survives.
 
 Terms come from the source side of the maps; they are matched as whole words and
-case-sensitively, so `Li` is found in "Li Wei" but not in "Liam", `IN` (Indiana) in a state
+case-sensitively, so `Li` is found in "Li Wei" and in "はLiです" but not in "Liam", `IN` (Indiana) in a state
 field but not in "INSIST", and a romanized id like `mei_suzuki_7075` is no leak of "Mei".
 """
 
@@ -12,6 +12,7 @@ import re
 from jtau.jsonpath import format_path
 from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
+from jtau.text.template import LATIN_AFTER, LATIN_BEFORE
 
 DOLLAR = r"\$\s?\d"
 
@@ -26,7 +27,7 @@ def leak_terms(maps: EntityMaps) -> list[str]:
 
 
 def leak_regex(maps: EntityMaps) -> re.Pattern:
-    return re.compile(rf"(?<![\w])(?:{trie_regex(leak_terms(maps))})(?![\w])|{DOLLAR}")
+    return re.compile(rf"{LATIN_BEFORE}(?:{trie_regex(leak_terms(maps))}){LATIN_AFTER}|{DOLLAR}")
 
 
 def strings(value, path=()):

@@ -8,7 +8,8 @@ from jtau.domain import LocalizedDomain
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules
 from jtau.source import SourceDomain
-from jtau.validate import integrity, leaks, money
+from jtau.glossary import EMPTY, Glossary
+from jtau.validate import integrity, language, leaks, money
 from jtau.validate.schema import check_schema
 
 
@@ -29,7 +30,7 @@ def _patterns(table: dict[str, str], kind: str) -> list[str]:
 
 
 def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps,
-                    rules: DomainRules) -> Report:
+                    rules: DomainRules, glossary: Glossary = EMPTY) -> Report:
     report = Report()
     files = rules.files
     rate = maps.locale.currency.rate
@@ -75,4 +76,9 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     found = (leaks.find_leaks(out.db, files.db, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
              + leaks.find_leaks({"text": out.policy}, files.policy, regex))
     report.add("leaks", found, len(found))
+
+    errors, warnings, checked = language.check_language(source, out, rules, glossary)
+    report.add("text fields checked (language QA)", errors, checked)
+    report.warnings += warnings
+    report.stats["QA warnings"] = len(report.warnings)
     return report

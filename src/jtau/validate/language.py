@@ -1,0 +1,88 @@
+"""Language QA of the free text: Japanese, no placeholder left, Latin letters only in
+allowed tokens, glossary hints rendered their one way.
+
+A placeholder left in the output is an error (the text is broken); English left and a hint
+term not rendered are warnings (the text is readable but not finished: review material).
+"""
+
+from __future__ import annotations
+
+import re
+
+from jtau import jsonpath
+from jtau.glossary import Glossary
+from jtau.rules import DomainRules, known_tokens
+from jtau.swap.structured import TEXT, tool_calls
+from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
+from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
+
+IDS = re.compile(rf"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|{LATIN_BEFORE}[a-z]+_[a-z_]*\d*{LATIN_AFTER}")
+
+
+def text_pairs(src_tasks, out_tasks, rules: DomainRules):
+    """(path, source text, output text) of every free-text field of the tasks."""
+    for index, (src, out) in enumerate(zip(src_tasks, out_tasks)):
+        for pattern in rules.tasks.text:
+            for (path, sc, sk), (_, oc, ok) in zip(jsonpath.find(src, pattern), jsonpath.find(out, pattern)):
+                if isinstance(sc[sk], str) and sc[sk]:
+                    yield (index,) + path, sc[sk], oc[ok]
+        for (path, s_action, table), (_, o_action, _) in zip(tool_calls(src, rules), tool_calls(out, rules)):
+            for pattern in (p for p, kind in table.items() if kind == TEXT):
+                for (arg_path, sc, sk), (_, oc, ok) in zip(jsonpath.find(s_action["arguments"], pattern),
+                                                           jsonpath.find(o_action["arguments"], pattern)):
+                    if isinstance(sc[sk], str) and sc[sk]:
+                        yield (index,) + path + ("arguments",) + arg_path, sc[sk], oc[ok]
+
+
+class FrozenTokens:
+    """Removes the domain's frozen tokens (ids, flight numbers) from a text, recognized
+    as the recognizer does: by pattern, and by the db keys for letter-only ones."""
+
+    def __init__(self, rules: DomainRules, db):
+        known = known_tokens(rules, db)
+        self.patterns = [(re.compile(rf"{LATIN_BEFORE}(?:{t.pattern}){LATIN_AFTER}"), known.get(kind))
+                         for kind, t in rules.tasks.frozen_tokens.items()]
+
+    def strip(self, text: str) -> str:
+        for regex, known in self.patterns:
+            text = regex.sub(lambda m: " " if known is None or m[0] in known
+                             or any(c.isdigit() for c in m[0]) else m[0], text)
+        return text
+
+
+def english_left(text: str, allow: frozenset[str], literals: frozenset[str]) -> list[str]:
+    bare = IDS.sub(" ", without_literals(text, literals))
+    return sorted({w for w in LATIN_WORD.findall(bare) if w not in allow and not code_like(w)})
+
+
+def check_field(where: str, source: str, output: str, glossary: Glossary,
+                literals: frozenset[str], frozen: FrozenTokens) -> tuple[list[str], list[str]]:
+    errors, warnings = [], []
+    if PLACEHOLDER.search(output):
+        errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
+    words = english_left(frozen.strip(output), glossary.allow_latin, literals)
+    if words and re.search(r"[A-Za-z]", source):
+        state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
+        warnings.append(f"{where}: {state}: {', '.join(words[:6])}{' ...' if len(words) > 6 else ''}")
+    elif not words:
+        for term, rendering in glossary.hints_in(source).items():
+            if rendering not in output:
+                warnings.append(f"{where}: glossary: {term!r} is not rendered {rendering!r}")
+    return errors, warnings
+
+
+def check_language(source, out, rules: DomainRules, glossary: Glossary) -> tuple[list[str], list[str], int]:
+    """Errors, warnings, and the number of fields checked."""
+    literals = frozenset(rules.enum_literals)
+    frozen = FrozenTokens(rules, source.db)
+    errors, warnings, count = [], [], 0
+    fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o)
+              for p, s, o in text_pairs(source.tasks, out.tasks, rules)]
+    fields += [(f"{rules.files.policy}:{n}", s, o) for n, (s, o) in
+               enumerate(zip(source.policy.split("\n"), out.policy.split("\n")), 1) if s.strip()]
+    for where, s, o in fields:
+        count += 1
+        e, w = check_field(where, s, o, glossary, literals, frozen)
+        errors += e
+        warnings += w
+    return errors, warnings, count
