@@ -43,10 +43,10 @@ def airline_source(domains_dir, airline):
 
 @pytest.fixture
 def project(tmp_path) -> Path:
-    """A throw-away project root with a copy of the committed maps and glossary, to change
-    on purpose, and an empty translation memory."""
+    """A throw-away project root with a copy of the committed maps, glossary and task
+    repairs, to change on purpose, and an empty translation memory."""
     root = tmp_path / "project"
-    for folder in ("entity_maps", "glossaries"):
+    for folder in ("entity_maps", "glossaries", "task_patches"):
         shutil.copytree(ROOT / folder, root / folder)
     return root
 

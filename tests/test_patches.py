@@ -76,7 +76,6 @@ def test_a_patch_for_a_changed_source_fails_with_its_line(tmp_path, airline):
 
 
 def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
-    shutil.copytree(ROOT / "task_patches", project / "task_patches")
     path = project / "task_patches" / "airline" / "task_035.yaml"
     path.write_text(path.read_text().replace("value: '1985-04-04'", "value: '1999-01-01'"))
     result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)

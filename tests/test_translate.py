@@ -37,7 +37,7 @@ def test_each_unique_template_is_sent_once_and_a_second_run_sends_nothing(fake, 
     result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
     sent = fake.segment_ids(fake.received)
     assert len(sent) == len(set(sent)) == result.translation.unique == result.translation.sent
-    assert result.translation.segments > result.translation.unique > 500  # 683 segments, 541 templates
+    assert result.translation.segments > result.translation.unique > 500  # 693 segments, 553 templates
     assert result.report.errors == []
     finish(result, tmp_path / "out", check=False)
     entries = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
@@ -140,7 +140,7 @@ def test_dry_run_counts_and_sends_nothing(fake, project, tmp_path):
     result = jtau("localize", "airline", "--dry-run", "--out", str(tmp_path / "out"),
                   "--tm", str(tmp_path / "tm"), root=project, env=env)
     assert result.returncode == 0, result.stderr
-    assert "would send 541 segments" in result.stdout and "in 69 requests" in result.stdout
+    assert "would send 553 segments" in result.stdout and "in 70 requests" in result.stdout
     assert fake.received == [] and not (tmp_path / "out").exists() and not (tmp_path / "tm").exists()
 
 
@@ -148,7 +148,7 @@ def test_offline_lists_what_the_memory_lacks(project, tmp_path):
     result = jtau("localize", "airline", "--offline", "--out", str(tmp_path / "out"),
                   "--tm", str(tmp_path / "tm"), root=project)
     assert result.returncode == 1
-    assert "--offline: the translation memory lacks 541 segments" in result.stderr
+    assert "--offline: the translation memory lacks 553 segments" in result.stderr
     assert "(user): You are {PERSON_1}." in result.stderr
     assert not (tmp_path / "out").exists()
 
@@ -232,6 +232,6 @@ def test_a_killed_run_loses_no_answer_and_leaves_no_partial_file(project, tmp_pa
         result = jtau("localize", "airline", "--out", str(out), "--tm", str(tm), root=project, env=env)
         assert result.returncode == 0, result.stderr
         assert not answered & set(fake.segment_ids(fake.received))
-        assert len(fake.segment_ids(fake.received)) == 541 - len(answered)
+        assert len(fake.segment_ids(fake.received)) == 553 - len(answered)
     assert not (tm / "airline.journal.jsonl").exists()
     assert not [p for p in out.rglob("*") if p.name.startswith(".")]

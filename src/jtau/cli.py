@@ -338,3 +338,29 @@ def tm_import(
             raise typer.Exit(1)
     except JtauError as exc:
         _fail(exc)
+
+
+@app.command()
+def review(
+    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="Folder for the review page. Default: data/review.")] = None,
+    source: SourceOpt = None,
+    tm: TmOpt = None,
+) -> None:
+    """Write side-by-side review material: English and Japanese per task and policy section."""
+    from jtau.project import project_root
+    from jtau.review import review_json, review_page
+    from jtau.write import atomic_write
+
+    try:
+        _domains(domain)
+        root = project_root()
+        result = _plan(domain, source, tm)
+        folder = out or root / "data" / "review"
+        page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
+        atomic_write(page, review_page(result).encode("utf-8"))
+        atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
+        out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")
+    except JtauError as exc:
+        _fail(exc)

@@ -11,24 +11,26 @@ from __future__ import annotations
 
 import html
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 
 from jtau.jsonpath import format_path
 from jtau.pipeline import Localization
 from jtau.text.fields import Field
 from jtau.text.template import Template
+from jtau.translate.engine import needs_translation
 
 STYLE = """
 body{font-family:system-ui,'Hiragino Sans','Noto Sans CJK JP',sans-serif;margin:2em;max-width:1400px;color:#222}
 h1{font-size:1.6em} h2{margin-top:2em;border-bottom:2px solid #ccc} h3{margin-top:1.5em}
 table{border-collapse:collapse;width:100%;table-layout:fixed;margin:.5em 0}
 td,th{border:1px solid #ddd;padding:.4em .6em;vertical-align:top;white-space:pre-wrap;word-wrap:break-word}
-th{background:#f4f4f4;text-align:left} td.f{width:11em;color:#555;font-size:.9em}
+.f{width:8em}
+th{background:#f4f4f4;text-align:left} td.f{color:#555;font-size:.9em}
 .swap{font-size:.85em;color:#444} .flag{color:#a40;font-size:.9em} .ok{color:#080}
 .st{font-size:.75em;padding:0 .3em;border-radius:3px;background:#eee;margin-left:.3em}
 .draft{background:#ffe9a8} .reviewed{background:#c8f0c8} .machine{background:#d8e4ff} .missing{background:#f8c8c8}
 .reason{background:#f7f7ff;border-left:4px solid #88a;padding:.5em 1em}
-nav a{margin-right:.6em}
+nav{display:flex;flex-wrap:wrap;gap:.2em .6em}
 """
 
 
@@ -40,13 +42,21 @@ class Review:
     def __init__(self, result: Localization):
         self.r = result
         self.locale = result.maps.locale.locale
-        self.flags: dict[str, list[str]] = defaultdict(list)
-        for line in [*result.report.errors, *result.report.warnings]:
-            self.flags[line.split(": ")[0] + ": " + line.split(": ")[1] if line.count(": ") > 1 else line].append(line)
+        self.all_flags = [*result.report.errors, *result.report.warnings]
+
+    def flags(self, where: str) -> str:
+        """The validation lines about `where` (`file: path` or `file:line`), as HTML."""
+        return "".join(f'<div class="flag">⚠ {_e(line[len(where) + 2:])}</div>'
+                       for line in self.all_flags if line.startswith(where + ": "))
 
     def status(self, piece: Template, kind: str) -> str:
         entry = self.r.tm.entries.get(piece.key(self.locale, kind))
         return entry.status if entry else "missing"
+
+    def badges(self, field: Field) -> str:
+        statuses = Counter(self.status(p, field.kind) for p in field.pieces
+                           if isinstance(p, Template) and needs_translation(p))
+        return "".join(f'<span class="st {s}">{s} {n}</span>' for s, n in sorted(statuses.items()))
 
     def swaps(self, field: Field) -> list[str]:
         out = []
@@ -59,14 +69,10 @@ class Review:
         return list(dict.fromkeys(out))
 
     def field_row(self, label: str, source: str, field: Field) -> str:
-        statuses = Counter(self.status(p, field.kind) for p in field.pieces if isinstance(p, Template))
-        badges = "".join(f'<span class="st {s}">{s} {n}</span>' for s, n in sorted(statuses.items()))
-        where = f"{field.file}: {format_path(field.path)}"
-        flags = [f for key, lines in self.flags.items() if key.startswith(where) for f in lines]
         swaps = self.swaps(field)
-        extra = (f'<div class="swap">{_e(", ".join(swaps))}</div>' if swaps else "") + "".join(
-            f'<div class="flag">⚠ {_e(f.split(": ", 2)[-1])}</div>' for f in flags)
-        return (f'<tr><td class="f">{_e(label)}{badges}</td><td>{_e(source)}</td>'
+        extra = (f'<div class="swap">{_e(", ".join(swaps))}</div>' if swaps else "") + self.flags(
+            f"{field.file}: {format_path(field.path)}")
+        return (f'<tr><td class="f">{_e(label)}{self.badges(field)}</td><td>{_e(source)}</td>'
                 f'<td>{_e(field.container[field.key])}{extra}</td></tr>')
 
     def policy(self) -> str:
@@ -78,12 +84,9 @@ class Review:
                 sections.append(number)
                 rows.append(f'<tr><th colspan="3" id="policy-{number}">{_e(ja)}　/　{_e(en.lstrip("# "))}</th></tr>')
             elif en.strip():
-                flags = self.flags.get(f"{self.r.rules.files.policy}:{number}", [])
-                flag = "".join(f'<div class="flag">⚠ {_e(f.split(": ", 2)[-1])}</div>' for f in flags)
+                flag = self.flags(f"{self.r.rules.files.policy}:{number}")
                 rows.append(f'<tr><td class="f">{number}</td><td>{_e(en)}</td><td>{_e(ja)}{flag}</td></tr>')
-        statuses = Counter(self.status(p, field.kind) for p in field.pieces if isinstance(p, Template))
-        badges = "".join(f'<span class="st {s}">{s} {n}</span>' for s, n in sorted(statuses.items()))
-        return (f'<h2 id="policy">Policy {badges}</h2><table><tr><th class="f">line</th><th>English</th>'
+        return (f'<h2 id="policy">Policy {self.badges(field)}</h2><table><tr><th class="f">line</th><th>English</th>'
                 f'<th>日本語</th></tr>{"".join(rows)}</table>')
 
     def task(self, index: int, source: dict, output: dict) -> str:

@@ -8,6 +8,10 @@ import tempfile
 from pathlib import Path
 
 
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
+
 def dump_json(data) -> bytes:
     """The output convention: UTF-8, 4-space indent, source key order, LF, final newline."""
     return (json.dumps(data, ensure_ascii=False, indent=4) + "\n").encode("utf-8")
@@ -22,6 +26,7 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; a written file gets the usual mode
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

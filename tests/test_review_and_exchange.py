@@ -1,0 +1,94 @@
+"""Review material, segment exchange with translators, and the language QA."""
+
+from __future__ import annotations
+
+import copy
+import json
+from html.parser import HTMLParser
+
+from conftest import jtau
+from jtau.domain import LocalizedDomain
+from jtau.validate import validate_domain
+
+VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+
+class Balance(HTMLParser):
+    """Checks that every opened element is closed in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.errors, self.ids = [], [], set()
+
+    def handle_starttag(self, tag, attrs):
+        self.ids |= {v for k, v in attrs if k == "id"}
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack.pop() != tag:
+            self.errors.append(tag)
+
+
+def test_review_page_has_every_task_side_by_side(project, tmp_path):
+    out = tmp_path / "review"
+    result = jtau("review", "airline", "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    page = (out / "airline.html").read_text()
+    parser = Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
+    assert {f"task-{i}" for i in range(50)} | {"policy"} <= parser.ids
+    assert "あなたは金子 恵美です。" in page and "You are Emma Kim." in page      # task 0, both sides
+    assert "Emma Kim → 金子 恵美" in page                                        # the swap is listed
+    assert "Repaired</b> (task_035.yaml)" in page and "1981-05-26" in page      # repair with its reason
+    assert '<span class="st draft">draft 553</span>' in page
+    numbers = json.loads((out / "airline.json").read_text())
+    assert numbers["memory"] == {"draft": 553} and numbers["errors"] == [] and numbers["qa_warnings"] == []
+
+
+def test_export_then_import_fills_an_empty_memory(project, tmp_path):
+    tm, segments = tmp_path / "tm", tmp_path / "segments.jsonl"
+    result = jtau("tm", "export", "airline", "-o", str(segments), "--tm", str(tm), root=project)
+    assert result.returncode == 0, result.stderr
+    items = [json.loads(line) for line in segments.read_text().splitlines()]
+    assert len(items) == 553
+    known = next(i for i in items if i["source"] == "You are {PERSON_1}.")
+    assert known["kind"] == "user" and known["placeholders"]["PERSON_1"] == "Emma Kim -> 金子 恵美"
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text("\n".join([
+        json.dumps({"key": known["key"], "target": "あなたは{PERSON_1}です。"}, ensure_ascii=False),
+        json.dumps({"key": items[1]["key"], "target": "English only."}),
+        json.dumps({"key": "nope", "target": "x"}),
+    ]) + "\n")
+    result = jtau("tm", "import", "airline", str(answers), "--tm", str(tm), root=project)
+    assert result.returncode == 1
+    assert "1 translations recorded" in result.stdout and "552 segments still missing" in result.stdout
+    assert f"answers.jsonl:2: {items[1]['key']}" in result.stderr and "not Japanese" in result.stderr
+    assert "answers.jsonl:3: nope: no such segment" in result.stderr
+    stored = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
+    assert stored == [{"key": known["key"], "kind": "user", "status": "draft", "source": "You are {PERSON_1}.",
+                       "target": "あなたは{PERSON_1}です。", "engine": "manual"}]
+
+
+def qa(airline, change):
+    out = airline.domain
+    domain = LocalizedDomain(out.name, out.db, copy.deepcopy(out.tasks), out.policy)
+    change(domain)
+    return validate_domain(airline.source, domain, airline.maps, airline.rules, airline.glossary)
+
+
+def test_language_qa_flags_placeholders_english_and_glossary(airline):
+    assert airline.report.warnings == [] and airline.report.stats["text fields checked (language QA)"] == 453
+
+    def broken(d):
+        instructions = d.tasks[0]["user_scenario"]["instructions"]
+        instructions["known_info"] = "あなたは{PERSON_1}です。"
+        instructions["reason_for_call"] = "You want to cancel reservation EHGLP3."
+        d.tasks[12]["user_scenario"]["instructions"]["reason_for_call"] = "予約YAX4DRを変更したいです。"
+    report = qa(airline, broken)
+    assert report.errors == ["tasks.json: [0].user_scenario.instructions.known_info: placeholder {PERSON_1} left in the text"]
+    assert "tasks.json: [0].user_scenario.instructions.reason_for_call: untranslated: You, cancel, reservation, to, want" \
+        in report.warnings
+    assert any("[12].user_scenario.instructions.reason_for_call: glossary: 'business' is not rendered" in w
+               for w in report.warnings), report.warnings
