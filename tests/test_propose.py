@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import ROOT, jtau
+from conftest import jtau
 
 
 def test_propose_fills_missing_names_and_zips_and_localize_then_works(project, tmp_path):

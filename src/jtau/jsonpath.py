@@ -60,15 +60,6 @@ def _children(node: Any, head: str) -> list:
     return []
 
 
-def get(data: Any, path: tuple, default: Any = None) -> Any:
-    for key in path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return default
-    return data
-
-
 def format_path(path: tuple) -> str:
     """`users.mia_li_3668.address.zip`, `[3].evaluation_criteria.actions[0]`."""
     out = ""

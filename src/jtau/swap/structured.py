@@ -47,7 +47,7 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
     for pattern, kind in renames:
         containers = {id(c): (path[:-1], c) for path, c, _ in jsonpath.find(data, pattern)}
         for path, container in containers.values():
-            def rename(key, path=path):
+            def rename(key, path=path, kind=kind):
                 try:
                     return loc.convert(kind, key)
                 except Unmapped as exc:

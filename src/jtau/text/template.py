@@ -28,10 +28,6 @@ class Template:
     text: str
     entities: tuple[tuple[str, Entity], ...] = ()
 
-    @property
-    def placeholders(self) -> list[str]:
-        return [name for name, _ in self.entities]
-
     def key(self, locale: str, segment_kind: str) -> str:
         """The translation-memory key: what is translated, into what, as what."""
         return hashlib.sha256(f"{locale}\x00{segment_kind}\x00{self.text}".encode()).hexdigest()[:16]

@@ -45,7 +45,7 @@ class FrozenTokens:
 
     def strip(self, text: str) -> str:
         for regex, known in self.patterns:
-            text = regex.sub(lambda m: " " if known is None or m[0] in known
+            text = regex.sub(lambda m, known=known: " " if known is None or m[0] in known
                              or any(c.isdigit() for c in m[0]) else m[0], text)
         return text
 
