@@ -16,6 +16,9 @@ from jtau.pipeline import localize
 from jtau.source.discover import ENV_VAR, installed_domains_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+# litellm (imported by tau2's registry) fetches a price list at import unless told not to;
+# tests never reach the network.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
 
 

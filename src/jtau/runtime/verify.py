@@ -1,0 +1,195 @@
+"""`jtau verify DOMAIN`: localization commutes with tau2's environment.
+
+For every task, tau2's own environment replays the golden actions (after the task's initial
+state) twice: with tau2's tools on the source db, and with the J-tau overlay on the localized
+db.  The task commutes when the same actions succeed and fail on both sides and the localized
+final db equals the source final db passed through the same localization.  tau2's own
+`EnvironmentEvaluator` also scores each side's golden trajectory; the database rewards must
+agree.  Mismatches name the task, the action and the first differing JSON paths.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from tau2.data_model.message import AssistantMessage, ToolCall
+from tau2.data_model.tasks import Task
+from tau2.domains.airline.data_model import FlightDB
+from tau2.domains.airline.environment import get_environment as source_environment
+from tau2.evaluator.evaluator_env import EnvironmentEvaluator
+
+from loguru import logger
+
+from jtau.domain import LocalizedDomain
+from jtau.jsonpath import format_path
+from jtau.maps import load_maps
+from jtau.pipeline import load_repaired
+from jtau.project import maps_dir
+from jtau.rules import load_rules
+from jtau.runtime.airline import AirlineJa
+from jtau.swap.localizer import Localizer
+from jtau.swap.structured import Problem, localize_db
+
+MAX_DIFFS = 5
+INITIAL = "(initial db)"
+
+
+@dataclass
+class TaskCheck:
+    task: str
+    actions: int
+    outcomes_source: list[str]
+    outcomes_localized: list[str]
+    db_equal: bool
+    reward_source: float | None
+    reward_localized: float | None
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _outcome(message) -> str:
+    return "error" if message.error else "ok"
+
+
+def replay(make_env, task: Task):
+    """Run the task's golden actions after its initial state: final env and trajectory."""
+    env = make_env()
+    initial = task.initial_state
+    env.set_state(initialization_data=initial.initialization_data if initial else None,
+                  initialization_actions=initial.initialization_actions if initial else None,
+                  message_history=[])
+    trajectory, outcomes = [], []
+    for index, action in enumerate(task.evaluation_criteria.actions or []):
+        call = ToolCall(id=f"golden_{index}", name=action.name, arguments=action.arguments,
+                        requestor=action.requestor)
+        response = env.get_response(call)
+        outcomes.append(_outcome(response))
+        trajectory += [AssistantMessage(role="assistant", tool_calls=[call]), response]
+    return env, trajectory, outcomes
+
+
+def differences(expected, actual, path=(), out=None) -> list[str]:
+    """JSON paths where two dumps differ (floats compared to 1e-6)."""
+    out = [] if out is None else out
+    if len(out) >= MAX_DIFFS:
+        return out
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for key in list(dict.fromkeys([*expected, *actual])):
+            if key not in expected or key not in actual:
+                out.append(f"{format_path(path + (key,))}: {'missing' if key not in actual else 'unexpected'}")
+            else:
+                differences(expected[key], actual[key], path + (key,), out)
+    elif isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
+        for index, (a, b) in enumerate(zip(expected, actual)):
+            differences(a, b, path + (index,), out)
+    elif isinstance(expected, (int, float)) and isinstance(actual, (int, float)) \
+            and not isinstance(expected, bool) and not isinstance(actual, bool):
+        if abs(expected - actual) > 1e-6:
+            out.append(f"{format_path(path)}: {actual!r}, expected {expected!r}")
+    elif expected != actual:
+        out.append(f"{format_path(path)}: {actual!r}, expected {expected!r}")
+    return out
+
+
+def cents(value):
+    """Float arithmetic leaves 55.56000000000001 in the source db; amounts have cents."""
+    if isinstance(value, float):
+        return round(value, 2)
+    if isinstance(value, dict):
+        return {k: cents(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [cents(v) for v in value]
+    return value
+
+
+def changed(before: dict, after: dict) -> dict[str, list]:
+    """Top-level collection -> keys of the records the replay added, changed or removed."""
+    return {name: [k for k in dict.fromkeys([*before[name], *after[name]])
+                   if before[name].get(k) != after[name].get(k)] for name in after}
+
+
+def compare_final(source_start, source_end, localized_start, localized_end, rules, loc):
+    """Differences between the localized final db and the localized source final db.
+
+    Only the records the replay changed are localized and compared record by record
+    (localizing the whole 7 MB db per task would dominate the run); that the same records
+    changed on both sides is compared too."""
+    touched = changed(source_start, source_end)
+    expected = cents({name: {k: source_end[name][k] for k in keys if k in source_end[name]}
+                      for name, keys in touched.items()})
+    problems: list[Problem] = []
+    localize_db(expected, rules, loc, problems)
+    actual_touched = changed(localized_start, localized_end)
+    actual = {name: {k: localized_end[name][k] for k in keys if k in localized_end[name]}
+              for name, keys in actual_touched.items()}
+    return differences(expected, actual), problems
+
+
+def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
+    """Before any task: the localized db is the localized source db, everywhere."""
+    expected = cents(source_start)
+    problems: list[Problem] = []
+    localize_db(expected, rules, loc, problems)
+    diffs = differences(expected, localized_start)
+    check = TaskCheck(INITIAL, 0, [], [], not diffs, None, None)
+    check.problems = [str(p) for p in problems] + [f"initial db differs at {d}" for d in diffs]
+    return check
+
+
+def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = None,
+           rewards: bool = True, tasks: set[str] | None = None, progress=None) -> tuple[list[TaskCheck], float]:
+    if domain != "airline":
+        raise NotImplementedError(f"jtau verify knows airline only so far, not {domain}")
+    logger.remove()  # tau2 logs every tool response at DEBUG level
+    start = time.perf_counter()
+    rules = load_rules(domain)
+    source, _ = load_repaired(rules, root, source_dir)
+    maps = load_maps(maps_dir(root))
+    localized = LocalizedDomain.read(out_dir, rules)
+    jtau = AirlineJa(out_dir, maps, rules)
+    loc = Localizer(maps)
+
+    # a fresh db per environment: validating the dict is twice as fast as a deep model copy
+    def make_source(solo_mode=False):
+        return source_environment(db=FlightDB.model_validate(source.db), solo_mode=solo_mode)
+
+    def make_localized(solo_mode=False):
+        return jtau.get_environment(db=FlightDB.model_validate(localized.db), solo_mode=solo_mode)
+
+    source_start = FlightDB.model_validate(source.db).model_dump()
+    localized_start = FlightDB.model_validate(localized.db).model_dump()
+    checks = [initial_check(source_start, localized_start, rules, loc)]
+    for s_raw, l_raw in zip(source.tasks, localized.tasks):
+        if tasks and s_raw["id"] not in tasks:
+            continue
+        s_task, l_task = Task.model_validate(s_raw), Task.model_validate(l_raw)
+        s_env, s_traj, s_out = replay(make_source, s_task)
+        l_env, l_traj, l_out = replay(make_localized, l_task)
+        check = TaskCheck(s_task.id, len(s_out), s_out, l_out, False, None, None)
+        for index, (a, b) in enumerate(zip(s_out, l_out)):
+            if a != b:
+                action = s_task.evaluation_criteria.actions[index]
+                check.problems.append(f"action {index} {action.name}: {a} on the source, {b} localized")
+        diffs, problems = compare_final(source_start, s_env.tools.db.model_dump(),
+                                        localized_start, l_env.tools.db.model_dump(), rules, loc)
+        check.problems += [f"localizing the source final db: {p}" for p in problems]
+        check.db_equal = not diffs
+        check.problems += [f"final db differs at {d}" for d in diffs]
+        if rewards:
+            check.reward_source = EnvironmentEvaluator.calculate_reward(make_source, s_task, s_traj).reward
+            check.reward_localized = EnvironmentEvaluator.calculate_reward(make_localized, l_task, l_traj).reward
+            if check.reward_source != check.reward_localized:
+                check.problems.append(f"tau2 reward {check.reward_localized} localized, {check.reward_source} on the source")
+        checks.append(check)
+        if progress:
+            progress(check)
+    return checks, time.perf_counter() - start
+
+
+def as_json(checks: list[TaskCheck]) -> list[dict]:
+    return [{**asdict(c), "ok": c.ok} for c in checks]
