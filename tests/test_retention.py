@@ -1,0 +1,169 @@
+"""Retention on constructed traces whose answers are known by hand."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from conftest import ROOT, jtau
+from jtau.maps import load_maps
+from jtau.retention.analysis import analyze
+from jtau.retention.canonical import Canonicalizer
+from jtau.retention.importers import from_react, from_tau2_results, parse_react
+from jtau.retention.traces import Trace, write_traces
+
+MAPS = load_maps(ROOT / "entity_maps")
+
+
+def run(traces, **kw):
+    return analyze(traces, Canonicalizer(MAPS, "ja"), "en", "ja", kw.pop("permutations", 200),
+                   kw.pop("bootstrap", 200), **kw)
+
+
+def t(language, replicate, task, tools, parsed=True, model="m", temperature=0.0):
+    return Trace(model, "bench", language, temperature, replicate, str(task), parsed,
+                 [{"tool": x, "args": {}} for x in tools] if parsed else [])
+
+
+def test_identical_traces_everywhere_retain_everything():
+    traces = [t(lang, r, task, [f"tool{task}", "b", "c"]) for task in range(5) for lang in ("en", "ja") for r in (0, 1)]
+    [cell] = run(traces)
+    for level in ("route", "full"):
+        numbers = cell["levels"][level]
+        assert numbers["iwithin"] == numbers["icross"] == numbers["retention"] == 1.0
+        assert numbers["gap_naive"] == 0.0 and numbers["retention_corrected"] == 1.0
+        assert numbers["gap_corrected_ci"] == [0.0, 0.0]
+
+
+def test_an_extra_leading_action_costs_exactly_one_edit():
+    lengths = {0: 1, 1: 2, 2: 3, 3: 4}
+    traces = []
+    for task, n in lengths.items():
+        tools = [f"t{task}_{i}" for i in range(n)]
+        for r in (0, 1):
+            traces += [t("en", r, task, tools), t("ja", r, task, ["extra", *tools])]
+    [cell] = run(traces)
+    numbers = cell["levels"]["route"]
+    expected = sum(n / (n + 1) for n in lengths.values()) / len(lengths)
+    assert numbers["iwithin"] == 1.0
+    assert numbers["icross"] == pytest.approx(expected, abs=1e-12)
+    assert numbers["retention"] == pytest.approx(expected, abs=1e-12)
+    assert numbers["pairs_cross"] == 8  # cross-seed only: (en 0, ja 1), (en 1, ja 0) per task
+
+
+def test_pairs_of_empty_traces_are_excluded_and_counted():
+    traces = [t(lang, r, 0, ["a", "b"]) for lang in ("en", "ja") for r in (0, 1)]
+    traces += [t(lang, r, 1, []) for lang in ("en", "ja") for r in (0, 1)]   # a task with nothing to do
+    traces += [t("en", 0, 2, []), t("en", 1, 2, ["a"]), t("ja", 0, 2, ["a"]), t("ja", 1, 2, ["a"])]
+    [cell] = run(traces)
+    numbers = cell["levels"]["route"]
+    assert numbers["empty_pairs_excluded"] == 4   # task 1: 2 within + 2 cross
+    assert numbers["tasks"] == 2                  # task 1 contributes nothing, never 1.0
+    # task 2: within en 0.0, within ja 1.0; cross (en0, ja1) = 0.0, (en1, ja0) = 1.0
+    assert numbers["iwithin"] == pytest.approx((1.0 + 0.5) / 2)
+    assert numbers["icross"] == pytest.approx((1.0 + 0.5) / 2)
+
+
+def test_parse_failures_are_counted_and_a_cell_above_20_percent_is_unranked():
+    traces = []
+    for task in range(10):
+        traces += [t("en", r, task, ["a", "b"]) for r in (0, 1)]
+        traces += [t("ja", 0, task, ["a", "b"]), t("ja", 1, task, [], parsed=task >= 9)]
+    [cell] = run(traces)
+    assert cell["rollouts"] == 40 and cell["parse_failures"] == 9
+    assert cell["parse_failure_rate"] == pytest.approx(0.225) and cell["ranked"] is False
+    numbers = cell["levels"]["route"]
+    assert numbers["pairs_cross"] == 11   # unparsed rollouts take part in no pair
+
+
+def test_the_floor_of_task_independent_traces_equals_their_agreement():
+    rng = random.Random(7)
+    tools = ["a", "b", "c"]
+    traces = [t(lang, r, task, [rng.choice(tools) for _ in range(4)])
+              for task in range(300) for lang in ("en", "ja") for r in (0, 1)]
+    [cell] = run(traces, permutations=4000)
+    numbers = cell["levels"]["route"]
+    assert numbers["floor"] == pytest.approx(numbers["iwithin"], abs=0.02)
+    assert numbers["floor"] == pytest.approx(numbers["icross"], abs=0.02)
+    assert abs(numbers["iwithin_corrected"]) < 0.05
+
+
+def test_cells_are_model_benchmark_temperature_and_tool_shares_add_up():
+    traces = [t(lang, r, 0, ["a", "a", "b"], model=m, temperature=temp)
+              for m in ("m1", "m2") for temp in (0.0, 0.5) for lang in ("en", "ja") for r in (0, 1)]
+    cells = run(traces)
+    assert [(c["model"], c["temperature"]) for c in cells] == [("m1", 0.0), ("m1", 0.5), ("m2", 0.0), ("m2", 0.5)]
+    assert cells[0]["tool_share"]["en"] == {"a": pytest.approx(2 / 3), "b": pytest.approx(1 / 3)}
+
+
+def golden(localized_tasks, source_tasks, map_back=True):
+    traces = []
+    for language, benchmark, tasks in (("en", "airline", source_tasks), ("ja", "airline_ja", localized_tasks)):
+        for task in tasks:
+            actions = [{"tool": a["name"], "args": a["arguments"]} for a in task["evaluation_criteria"]["actions"] or []]
+            traces += [Trace("golden", benchmark, language, 0.0, r, task["id"], True, actions) for r in (0, 1)]
+    return analyze(traces, Canonicalizer(MAPS if map_back else None, "ja"), "en", "ja", 200, 0)
+
+
+def test_golden_trajectories_in_both_languages_retain_fully_once_mapped_back(airline):
+    [cell] = golden(airline.domain.tasks, airline.source.tasks)
+    assert cell["benchmark"] == "airline"
+    assert cell["levels"]["route"]["retention"] == 1.0 and cell["levels"]["full"]["retention"] == 1.0
+    assert cell["levels"]["full"]["tasks"] == 43  # the 7 tasks without actions are excluded pairs
+    [unmapped] = golden(airline.domain.tasks, airline.source.tasks, map_back=False)
+    assert unmapped["levels"]["route"]["retention"] == 1.0 and unmapped["levels"]["full"]["retention"] < 0.8
+
+
+def test_react_parser_counts_prose_instead_of_emptying_it(tmp_path):
+    assert parse_react("We will use Translate to answer.") is None
+    assert parse_react("Thought: done.\nFinish[ok]") == []
+    assert parse_react("**Action 1:** search_direct_flight\nAction Input: {\"origin\": \"HND\"}\nObservation: []\n"
+                       "Action: get_user_details(user_id=\"emi_kaneko_9957\")\nFinish") == [
+        {"tool": "search_direct_flight", "args": {"origin": "HND"}},
+        {"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}]
+    meta = {"model": "m", "benchmark": "airline", "language": "en", "temperature": 0, "task_id": "1"}
+    path = tmp_path / "react.jsonl"
+    path.write_text("\n".join(json.dumps({**meta, "replicate": r, "transcript": text}) for r, text in
+                              enumerate(["Action: Translate\nFinish", "We will use Translate"])) + "\n")
+    traces, failed = from_react(path)
+    assert failed == 1 and [tr.parsed for tr in traces] == [True, False] and traces[1].actions == []
+
+
+def test_tau2_results_become_traces(tmp_path):
+    from tau2.data_model.message import AssistantMessage, ToolCall, ToolMessage, UserMessage
+
+    calls = [ToolCall(id="1", name="get_user_details", arguments={"user_id": "emi_kaneko_9957"})]
+    messages = [UserMessage(role="user", content="こんにちは"),
+                AssistantMessage(role="assistant", tool_calls=calls),
+                ToolMessage(id="1", role="tool", content="{}"),
+                AssistantMessage(role="assistant", content="承知しました。")]
+    results = {
+        "info": {"agent_info": {"implementation": "llm_agent", "llm": "gpt-x", "llm_args": {"temperature": 0.5}},
+                 "environment_info": {"domain_name": "airline_ja", "policy": ""}},
+        "simulations": [{"id": "s", "task_id": "0", "trial": 1,
+                         "messages": [json.loads(m.model_dump_json()) for m in messages]}],
+    }
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results, ensure_ascii=False))
+    [trace] = from_tau2_results(path)
+    assert (trace.model, trace.benchmark, trace.language, trace.temperature, trace.replicate) == \
+        ("gpt-x", "airline_ja", "ja", 0.5, 1)
+    assert trace.actions == [{"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}]
+
+
+def test_cli_import_analyze_json_and_plot(tmp_path):
+    traces = tmp_path / "traces.jsonl"
+    write_traces(traces, [t(lang, r, task, ["a", "b"]) for task in range(3) for lang in ("en", "ja") for r in (0, 1)])
+    out_json, out_png = tmp_path / "r.json", tmp_path / "r.png"
+    result = jtau("retention", "analyze", str(traces), "--json", str(out_json), "--plot", str(out_png),
+                  "--permutations", "50", "--bootstrap", "50")
+    assert result.returncode == 0, result.stderr
+    numbers = json.loads(out_json.read_text())
+    assert numbers[0]["levels"]["full"]["retention"] == 1.0
+    assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text(traces.read_text().splitlines()[0] + "\n{\"model\": \"m\"}\n")
+    result = jtau("retention", "analyze", str(broken))
+    assert result.returncode == 2 and "broken.jsonl:2: missing benchmark" in result.stderr
