@@ -1,0 +1,206 @@
+"""`jtau localize`, `jtau validate`, `jtau review`: make, check and show a J-tau domain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from jtau.cli.common import (
+    DomainArg,
+    OutOpt,
+    SourceOpt,
+    TmOpt,
+    app,
+    domains,
+    err_console,
+    fail,
+    out_console,
+    out_dir,
+    progress_bar,
+)
+from jtau.errors import JtauError
+
+
+def plan(domain: str, source: Path | None, tm: Path | None):
+    """Run the pipeline up to translation without an endpoint: what the memory lacks."""
+    from jtau.pipeline import Options
+    from jtau.pipeline import localize as run
+    from jtau.project import project_root
+
+    return run(domain, project_root(), source, None, Options(tm=tm, dry_run=True))
+
+
+class _Progress:
+    """Stage names on a spinner, and a bar while segments are being translated."""
+
+    STEPS = {"load": "swapping entities", "swap": "building templates", "templates": "translating",
+             "translate": "rendering", "render": "validating", "validate": "done"}
+
+    def __init__(self, progress: Progress, name: str):
+        self.progress, self.name = progress, name
+        self.task = progress.add_task(f"{name}: loading source and maps", total=None)
+
+    def stage(self, stage: str) -> None:
+        self.progress.update(self.task, description=f"{self.name}: {self.STEPS.get(stage, stage)}")
+
+    def start(self, total: int) -> None:
+        self.progress.update(self.task, description=f"{self.name}: translating {total} segments",
+                             total=total, completed=0)
+
+    def advance(self, count: int) -> None:
+        self.progress.advance(self.task, count)
+
+
+@app.command()
+def localize(
+    domain: DomainArg,
+    source: SourceOpt = None,
+    out: OutOpt = None,
+    tm: Annotated[Optional[Path], typer.Option(
+        "--tm", help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
+    offline: Annotated[bool, typer.Option(
+        "--offline", help="Never contact an endpoint; exit 1 listing the segments the memory lacks.")] = False,
+    dry_run: Annotated[bool, typer.Option(
+        "--dry-run", help="Say how many segments and characters would be sent; send and write nothing.")] = False,
+    model: Annotated[Optional[str], typer.Option("--model", help="Model name. Default: $JTAU_MODEL.")] = None,
+    base_url: Annotated[Optional[str], typer.Option(
+        "--base-url", help="OpenAI-compatible endpoint. Default: $OPENAI_BASE_URL (key: $OPENAI_API_KEY).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, max=64, help="Requests in flight at once.")] = 4,
+    batch_size: Annotated[int, typer.Option(min=1, max=100, help="Segments per request.")] = 8,
+    timeout: Annotated[float, typer.Option(min=1, help="Seconds before a request times out.")] = 60.0,
+    attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
+) -> None:
+    """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
+    from jtau.pipeline import Options, finish
+    from jtau.pipeline import localize as run
+    from jtau.project import project_root
+    from jtau.translate.client import Endpoint, Settings
+
+    try:
+        root = project_root()
+        options = Options(tm=tm, offline=offline, dry_run=dry_run,
+                          endpoint=Endpoint.from_env(model, base_url),
+                          settings=Settings(concurrency=concurrency, batch_size=batch_size,
+                                            timeout=timeout, attempts=attempts))
+        for name in domains(domain):
+            with progress_bar() as bar:
+                result = run(name, root, source, _Progress(bar, name), options)
+            if dry_run:
+                _dry_run(result)
+                continue
+            target = out_dir(out, root, name)
+            changed = finish(result, target, check)
+            _summary(result, target, changed, check)
+    except JtauError as exc:
+        fail(exc)
+
+
+def _dry_run(result) -> None:
+    t = result.translation
+    out_console.print(f"{result.rules.name}: {t.segments} segments, {t.unique} unique templates, {t.hits} in the "
+                      f"memory; would send {t.untranslated} segments ({t.pending_chars:,} characters) "
+                      f"in {t.pending_requests} requests")
+
+
+def _stat(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
+
+
+def _summary(result, target: Path, changed: list[str], check: bool) -> None:
+    table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
+    table.add_row("source", str(result.source.path))
+    table.add_row("output", str(target))
+    t = result.translation
+    repairs = result.repairs.report
+    table.add_row("task repairs", f"{len(repairs.applied)} applied"
+                  + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
+    table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
+    table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
+                  + (f", [yellow]{t.untranslated} untranslated (no endpoint: set JTAU_MODEL)[/]" if t.untranslated else ""))
+    unused = len(result.tm.unused())
+    if unused:
+        table.add_row("memory", f"[yellow]{unused} entries whose source no longer occurs (marked stale)[/]")
+    for warning in t.warnings[:10]:
+        table.add_row("warning", warning)
+    for name, value in result.report.stats.items():
+        table.add_row(name, _stat(value))
+    table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
+    if check:
+        table.add_row("check", "[green]output is up to date[/]")
+    else:
+        table.add_row("written", ", ".join(changed) if changed else "nothing changed")
+    out_console.print(table)
+
+
+@app.command()
+def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) -> None:
+    """Check a written domain against its source: schema, money, references, leaks."""
+    from jtau.domain import LocalizedDomain
+    from jtau.glossary import load_glossary
+    from jtau.maps import load_maps
+    from jtau.pipeline import load_repaired
+    from jtau.project import glossary_path, maps_dir, project_root
+    from jtau.rules import load_rules
+    from jtau.validate import validate_domain
+
+    try:
+        root = project_root()
+        failed = 0
+        for name in domains(domain):
+            domain_rules = load_rules(name)
+            src, _ = load_repaired(domain_rules, root, source)
+            maps = load_maps(maps_dir(root))
+            written = LocalizedDomain.read(out_dir(out, root, name), domain_rules)
+            glossary = load_glossary(glossary_path(root, maps.locale.locale))
+            report = validate_domain(src, written, maps, domain_rules, glossary)
+            table = Table(title=f"jtau validate {name}", show_header=False, box=None)
+            for key, value in report.stats.items():
+                table.add_row(key, _stat(value))
+            table.add_row("errors", str(len(report.errors)))
+            out_console.print(table)
+            for line in report.errors[:40]:
+                err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            if report.warnings:
+                out_console.print(f"QA warnings ({len(report.warnings)}):")
+                for line in report.warnings[:40]:
+                    out_console.print(f"  {line}", highlight=False, soft_wrap=True)
+                if len(report.warnings) > 40:
+                    out_console.print(f"  ... and {len(report.warnings) - 40} more (jtau review {name} lists all)")
+            failed += bool(report.errors)
+        if failed:
+            raise typer.Exit(1)
+    except JtauError as exc:
+        fail(exc)
+
+
+@app.command()
+def review(
+    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", help="Folder for the review page. Default: data/review.")] = None,
+    source: SourceOpt = None,
+    tm: TmOpt = None,
+) -> None:
+    """Write side-by-side review material: English and Japanese per task and policy section."""
+    from jtau.project import project_root
+    from jtau.review import review_json, review_page
+    from jtau.write import atomic_write
+
+    try:
+        domains(domain)
+        root = project_root()
+        result = plan(domain, source, tm)
+        folder = out or root / "data" / "review"
+        page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
+        atomic_write(page, review_page(result).encode("utf-8"))
+        atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
+        out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")
+    except JtauError as exc:
+        fail(exc)

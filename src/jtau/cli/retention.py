@@ -1,0 +1,87 @@
+"""`jtau retention`: does an agent do the same thing in Japanese as in English?"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from jtau.cli.common import (
+    app,
+    fail,
+    out_console,
+    progress_bar,
+)
+from jtau.errors import InputError, JtauError
+
+retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
+                            no_args_is_help=True)
+app.add_typer(retention_app, name="retention")
+
+
+@retention_app.command("import")
+def retention_import(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Trace file (JSON Lines) to write.")],
+    tau2_results: Annotated[Optional[list[Path]], typer.Option("--tau2", help="tau2 results JSON (repeatable).")] = None,
+    react: Annotated[Optional[list[Path]], typer.Option(
+        "--react", help="JSON Lines of ReAct transcripts with trace metadata (repeatable).")] = None,
+    source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
+    target_lang: Annotated[str, typer.Option("--target-lang")] = "ja",
+    model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
+) -> None:
+    """Convert tau2 results files and ReAct transcripts into a trace file."""
+    from jtau.retention.importers import from_react, from_tau2_results
+    from jtau.retention.traces import write_traces
+
+    try:
+        if not tau2_results and not react:
+            raise InputError("nothing to import: give --tau2 FILE and/or --react FILE")
+        traces, unparsed = [], 0
+        for path in tau2_results or []:
+            traces += from_tau2_results(path, source_lang, target_lang, model)
+        for path in react or []:
+            found, failed = from_react(path)
+            traces += found
+            unparsed += failed
+        count = write_traces(out, traces)
+        out_console.print(f"{count} traces written to {out}" + (f"; {unparsed} transcripts unparseable "
+                                                                  "(kept as parsed: false)" if unparsed else ""))
+    except JtauError as exc:
+        fail(exc)
+
+
+@retention_app.command("analyze")
+def retention_analyze(
+    traces: Annotated[list[Path], typer.Argument(help="Trace files (JSON Lines).")],
+    source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
+    target_lang: Annotated[str, typer.Option("--target-lang")] = "ja",
+    permutations: Annotated[int, typer.Option(min=10, help="Random different-task pairs for the chance floor.")] = 1000,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every number as JSON.")] = None,
+    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw retention per model (PNG).")] = None,
+) -> None:
+    """Iwithin, Icross, retention, chance floor and corrected gap per model x benchmark x temperature."""
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.retention.analysis import analyze
+    from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.report import plot, table, write_json
+    from jtau.retention.traces import read_traces
+
+    try:
+        maps = load_maps(maps_dir(project_root()))
+        canonical = Canonicalizer(maps, target_lang)
+        with progress_bar() as bar:
+            task = bar.add_task("reading traces and analysing cells", total=None)
+            results = analyze(read_traces(traces), canonical, source_lang, target_lang, permutations, bootstrap,
+                              lambda done, total: bar.update(task, completed=done, total=total))
+        if not results:
+            raise InputError(f"no traces in {source_lang!r} or {target_lang!r} in the given files")
+        out_console.print(table(results))
+        if json_file:
+            write_json(results, json_file)
+        if plot_file:
+            plot(results, plot_file)
+    except JtauError as exc:
+        fail(exc)

