@@ -235,3 +235,38 @@ def test_a_killed_run_loses_no_answer_and_leaves_no_partial_file(project, tmp_pa
         assert len(fake.segment_ids(fake.received)) == 553 - len(answered)
     assert not (tm / "airline.journal.jsonl").exists()
     assert not [p for p in out.rglob("*") if p.name.startswith(".")]
+
+
+def test_no_server_at_the_url_stops_the_run_with_a_clear_error(tmp_path):
+    import socket
+
+    with socket.socket() as probe:  # a free port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = MTClient(Endpoint("m", f"http://127.0.0.1:{port}/v1", SECRET),
+                      Settings(attempts=2, backoff=0.01, timeout=2), sleep=lambda s: None)
+    started = time.time()
+    with pytest.raises(InputError) as stopped:
+        client.translate(jobs(20), lambda e: None)
+    assert "cannot connect" in stopped.value.message and "is the endpoint running" in stopped.value.message
+    assert time.time() - started < 10
+
+
+def test_ctrl_c_stops_at_once_and_keeps_what_was_answered(project, tmp_path):
+    tm, out = tmp_path / "tm", tmp_path / "out"
+    with FakeOpenAI() as fake:
+        fake.script = ["ok"] * 5 + ["block"] * 200
+        env = {**os.environ, "JTAU_ROOT": str(project), "OPENAI_BASE_URL": fake.url,
+               "JTAU_MODEL": "fake-model", "OPENAI_API_KEY": SECRET}
+        process = subprocess.Popen([sys.executable, "-m", "jtau", "localize", "airline", "--out", str(out),
+                                    "--tm", str(tm)], env=env, cwd=project, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 60
+        while len(fake.answered) < 5 and time.time() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 130 and "interrupted" in stderr
+    assert not out.exists()
+    assert len((tm / "airline.journal.jsonl").read_text().splitlines()) == len(fake.segment_ids(fake.answered))

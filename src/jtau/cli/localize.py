@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -98,6 +100,14 @@ def localize(
             _summary(result, target, changed, check)
     except JtauError as exc:
         fail(exc)
+    except KeyboardInterrupt:
+        err_console.print("[yellow]interrupted[/]: nothing written; translations received so far are kept in the "
+                          "memory's journal and a new run resumes from them")
+        # exit now: Python would otherwise wait for the translation threads' requests in flight
+        # (up to --timeout); the journal is fsynced and outputs are only ever written atomically
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
 
 
 def _dry_run(result) -> None:

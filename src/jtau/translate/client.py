@@ -75,9 +75,9 @@ class Failure:
 
 
 class Transient(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None):
+    def __init__(self, reason: str, retry_after: float | None = None, unreachable: bool = False):
         super().__init__(reason)
-        self.retry_after = retry_after
+        self.retry_after, self.unreachable = retry_after, unreachable
 
 
 def retry_after(headers) -> float | None:
@@ -123,21 +123,24 @@ class MTClient:
         """Translate all jobs; `on_done` receives each batch's valid entries as it
         completes (in this thread, so it may write the journal).  Returns the failures."""
         failures: list[Failure] = []
-        with ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="jtau-mt") as pool:
+        pool = ThreadPoolExecutor(self.settings.concurrency, thread_name_prefix="jtau-mt")
+        try:
             pending = {pool.submit(self._batch, batch): batch for batch in batches(jobs, self.settings.batch_size)}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     batch = pending.pop(future)
-                    try:
-                        entries, failed = future.result()
-                    except InputError:
-                        for other in pending:
-                            other.cancel()
-                        raise
+                    entries, failed = future.result()  # an InputError (refused key, no server) stops all
                     on_done(entries)
                     failures += failed
                     on_progress(len(batch))
+        except BaseException:
+            # Ctrl-C or a fatal error: drop queued batches, do not wait for requests in flight;
+            # what is journaled so far stays (a rerun resumes from it)
+            pool.shutdown(wait=False, cancel_futures=True)
+            self.client.close()  # ends the requests in flight, so their threads can finish
+            raise
+        pool.shutdown(wait=True)
         return failures
 
     # --- one batch -------------------------------------------------------------------------
@@ -152,6 +155,8 @@ class MTClient:
             try:
                 answers = self._request(list(pending.values()))
             except Transient as exc:
+                if exc.unreachable and attempt + 1 == self.settings.attempts:
+                    raise InputError(f"{exc}: is the endpoint running? (after {attempt + 1} attempts)") from None
                 for key in pending:
                     reasons[key].append(str(exc))
                 if attempt + 1 < self.settings.attempts:
@@ -183,7 +188,8 @@ class MTClient:
         except openai.APITimeoutError:
             raise Transient(f"timeout after {self.settings.timeout:g} s") from None
         except openai.APIConnectionError:
-            raise Transient(f"cannot connect to {self.endpoint.base_url or 'the OpenAI API'}") from None
+            raise Transient(f"cannot connect to {self.endpoint.base_url or 'the OpenAI API'}",
+                            unreachable=True) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
             if status in (408, 409, 429) or status >= 500:
