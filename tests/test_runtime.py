@@ -31,6 +31,9 @@ def test_tools_speak_japanese_and_know_japanese_airports(airline_ja):
     assert len(tools) == 14
     assert tools["book_reservation"].short_desc == "予約を作成します。"
     assert "KKJ" in tools["book_reservation"].params.model_json_schema()["properties"]["origin"]["description"]
+    schemas = json.dumps([tool.openai_schema for tool in tools.values()], ensure_ascii=False)
+    assert "dollar" not in schemas and "支払い金額（円）" in schemas   # nested argument types too
+    assert "'SFO'" not in schemas and "'JFK'" not in schemas
     airports = json.loads(call(env, "list_all_airports").content)
     assert {a["iata"] for a in airports} >= {"KIX", "ITM", "UKB", "HND", "CTS"} and len(airports) == 20
     assert {"iata": "ITM", "city": "伊丹"} in airports

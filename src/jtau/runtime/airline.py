@@ -13,12 +13,15 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import types
+import typing
 from copy import deepcopy
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
 import yaml
+from pydantic import Field, create_model
 from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import (
     AirportCode,
@@ -52,9 +55,40 @@ def docstring(spec: dict) -> str:
     return "\n\n".join(parts)
 
 
-def tool_descriptions() -> dict[str, dict]:
+def descriptions() -> dict:
     path = resources.files(__package__) / "airline_tools.ja.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))["tools"]
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def described_models(models: dict[str, dict[str, str]]) -> dict[type, type]:
+    """tau2 argument models -> subclasses with Japanese field descriptions (for schemas only:
+    the tools receive plain dicts and build tau2's own models from them)."""
+    out = {}
+    for model in (FlightInfo, Passenger, Payment):
+        fields = models.get(model.__name__, {})
+        overrides = {name: (info.annotation, Field(description=fields[name]))
+                     for name, info in model.model_fields.items() if name in fields}
+        out[model] = create_model(model.__name__, __base__=model, **overrides)
+    return out
+
+
+def swap_types(annotation, table: dict[type, type]):
+    """`List[FlightInfo | dict]` -> `List[FlightInfoJa | dict]`, recursively."""
+    if annotation in table:
+        return table[annotation]
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is None or not args:
+        return annotation
+    swapped = tuple(swap_types(a, table) for a in args)
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[swapped]
+    return origin[swapped] if origin is not list else list[swapped[0]]
+
+
+def localized_signature(func, table: dict[type, type]) -> inspect.Signature:
+    sig = inspect.signature(func)
+    return sig.replace(parameters=[p.replace(annotation=swap_types(p.annotation, table))
+                                   for p in sig.parameters.values()])
 
 
 def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
@@ -137,7 +171,8 @@ def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
 
     overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, calculate,
                                          list_all_airports)}
-    descriptions = tool_descriptions()
+    texts = descriptions()
+    tools, models = texts["tools"], described_models(texts.get("models", {}))
     attrs = {}
     for name in AirlineTools(None)._func_tools:
         original = getattr(AirlineTools, name)
@@ -147,8 +182,8 @@ def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
             def tool(self, *args, __original=original, **kwargs):
                 return __original(self, *args, **kwargs)
         functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
-        tool.__signature__ = inspect.signature(original)
-        tool.__doc__ = docstring(descriptions[name]) if name in descriptions else original.__doc__
+        tool.__signature__ = localized_signature(original, models)
+        tool.__doc__ = docstring(tools[name]) if name in tools else original.__doc__
         setattr(tool, TOOL_ATTR, True)
         setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
         attrs[name] = tool
