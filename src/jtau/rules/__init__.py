@@ -2,7 +2,8 @@
 
 Each domain has one YAML file beside this module (`airline.yaml`, ...).  Everything the
 pipeline knows about a domain's data is there, so adding a domain is mostly adding rules and
-maps, not code.
+maps, not code.  What is a formula rather than a path (the db's arithmetic identities) is in
+a module of the same name (`airline.py`).
 """
 
 from __future__ import annotations
@@ -76,3 +77,14 @@ def known_tokens(rules: DomainRules, db) -> dict[str, set[str]]:
 
     return {kind: {key for _, _, key in jsonpath.find(db, token.known)}
             for kind, token in rules.tasks.frozen_tokens.items() if token.known}
+
+
+def identities(rules: DomainRules) -> dict:
+    """The domain's arithmetic identities (`rules/<domain>.py`, IDENTITIES), if it has any."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"{__package__}.{rules.name}")
+    except ModuleNotFoundError:
+        return {}
+    return getattr(module, "IDENTITIES", {})

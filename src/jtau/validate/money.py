@@ -6,7 +6,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 from jtau import jsonpath
-from jtau.rules import DomainRules
 from jtau.swap.money import MoneyError, evaluate, to_decimal
 
 
@@ -41,28 +40,3 @@ def check_expressions(src, out, patterns: list[str], rate: Decimal, file: str,
             except MoneyError as exc:
                 errors.append(f"{file}: {jsonpath.format_path(prefix + path)}: {exc}")
     return errors
-
-
-def airline_reservation_payments(db, rules: DomainRules, rate: Decimal, file: str) -> tuple[list[str], int]:
-    """paid = fares x passengers + insurance x passengers (if insured) + bag fee x non-free bags."""
-    constants = {k: v * rate for k, v in rules.tool_constants.items()}
-    errors, holds = [], 0
-    for rid, res in db["reservations"].items():
-        passengers = len(res["passengers"])
-        expected = sum(Decimal(f["price"]) for f in res["flights"]) * passengers
-        if res.get("insurance") == "yes":
-            expected += constants["insurance_per_passenger"] * passengers
-        expected += constants["nonfree_bag"] * res.get("nonfree_baggages", 0)
-        paid = sum(Decimal(p["amount"]) for p in res["payment_history"])
-        if paid == expected:
-            holds += 1
-        else:
-            errors.append(f"{file}: reservations.{rid}: paid {paid} != fares, insurance and bags {expected}")
-    return errors, holds
-
-
-# Arithmetic identities of each domain's db, checked on the output when they hold in the
-# source.  name -> function(db, rules, rate, file) -> (errors, number that hold).
-IDENTITIES = {
-    "airline": {"reservation payments": airline_reservation_payments},
-}

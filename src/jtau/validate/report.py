@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from jtau.domain import LocalizedDomain
 from jtau.maps.model import EntityMaps
-from jtau.rules import DomainRules
+from jtau.rules import DomainRules, identities
 from jtau.source import SourceDomain
 from jtau.glossary import EMPTY, Glossary
 from jtau.validate import integrity, language, leaks, money
@@ -59,7 +59,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
                                                      _patterns(table, "money_expression"), rate,
                                                      files.tasks, prefix)
     report.stats["action amounts = rate x source"] = task_money
-    for name, identity in money.IDENTITIES.get(rules.name, {}).items():
+    for name, identity in identities(rules).items():
         src_errors, src_holds = identity(source.db, rules, 1, files.db)
         errors, holds = identity(out.db, rules, rate, files.db)
         if src_errors == []:
