@@ -14,6 +14,7 @@ from tau2.data_model.message import ToolCall
 from jtau.runtime.tau2_entry import jtau_domains, register
 
 OUT = ROOT / "data" / "domains" / "airline"
+SUMMARY_GET_USER_DETAILS = "ユーザーの詳細を、そのユーザーの予約を含めて取得します。"
 
 
 @pytest.fixture(scope="module")
@@ -70,6 +71,49 @@ def test_registry_entry_point_runs_a_task_from_tau2s_side():
     assert [r.error for r in responses] == [False] * 4
     booking = json.loads(responses[-1].content)
     assert booking["passengers"][1]["first_name"] == "浩二" and booking["payment_history"][0]["amount"] == 34800
+
+
+def test_the_japanese_user_simulator_is_registered_with_japanese_guidelines(airline_ja):
+    from tau2.registry import registry
+
+    register(ROOT, registry)
+    task = next(t for t in airline_ja.get_tasks() if t.id == "0")
+    user = registry.get_user_constructor("user_simulator_ja")(instructions=task.user_scenario.instructions,
+                                                               llm="none")
+    prompt = user.system_prompt
+    assert prompt.startswith("# ユーザーシミュレーションのガイドライン") and "会話はすべて日本語で行ってください" in prompt
+    assert all(token in prompt for token in ("'###STOP###'", "'###TRANSFER###'", "'###OUT-OF-SCOPE###'"))
+    assert "あなたは金子 恵美です。" in prompt  # the task's Japanese instructions follow
+
+
+def test_a_tau2_run_on_j_tau_end_to_end_then_retention_import(tmp_path):
+    """`jtau tau2 run` drives tau2's orchestrator on airline_ja with the Japanese user simulator
+    (against a scripted local chat server), and its results import as traces."""
+    from fake_chat import FakeChat
+
+    save = tmp_path / "run"
+    with FakeChat("emi_kaneko_9957") as chat:
+        llm_args = json.dumps({"api_base": chat.url, "temperature": 0.0})
+        result = jtau("tau2", "run", "--domain", "airline_ja", "--user", "user_simulator_ja",
+                      "--agent-llm", "openai/fake", "--user-llm", "openai/fake", "--agent-llm-args", llm_args,
+                      "--user-llm-args", llm_args, "--task-ids", "0", "--num-trials", "1",
+                      "--max-concurrency", "1", "--save-to", str(save), env={"OPENAI_API_KEY": "sk-fake"})
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+        user_prompt = next(r for r in chat.requests if not r.get("tools"))["messages"][0]["content"]
+        agent_prompt = next(r for r in chat.requests if r.get("tools"))
+    assert "会話はすべて日本語で行ってください" in user_prompt and "あなたは金子 恵美です。" in user_prompt
+    described = {t["function"]["name"]: t["function"]["description"] for t in agent_prompt["tools"]}
+    assert described["get_user_details"] == SUMMARY_GET_USER_DETAILS
+    assert "航空会社エージェント向けポリシー" in agent_prompt["messages"][0]["content"]  # the Japanese policy
+    results = tmp_path / "run.json"  # tau2 adds .json to --save-to
+    run = json.loads(results.read_text())
+    messages = run["simulations"][0]["messages"]
+    assert messages[0]["content"] == "こんにちは。本日はどのようなご用件でしょうか？"
+    traces = tmp_path / "traces.jsonl"
+    assert jtau("retention", "import", "--tau2", str(results), "-o", str(traces)).returncode == 0
+    [trace] = [json.loads(line) for line in traces.read_text().splitlines()]
+    assert (trace["benchmark"], trace["language"], trace["task_id"]) == ("airline_ja", "ja", "0")
+    assert trace["actions"] == [{"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}]
 
 
 def test_verify_passes_on_the_committed_data():
