@@ -92,3 +92,31 @@ def test_language_qa_flags_placeholders_english_and_glossary(airline):
         in report.warnings
     assert any("[12].user_scenario.instructions.reason_for_call: glossary: 'business' is not rendered" in w
                for w in report.warnings), report.warnings
+
+
+def test_a_reviewer_corrects_a_translation_in_the_memory(tmp_path):
+    import shutil
+
+    from conftest import ROOT
+
+    tm = tmp_path / "tm"
+    shutil.copytree(ROOT / "data" / "tm", tm)
+    path = tm / "airline.jsonl"
+    lines = path.read_text().splitlines()
+    index = next(i for i, line in enumerate(lines) if '"source": "You are {PERSON_1}."' in line)
+    entry = json.loads(lines[index])
+    entry.update(target="あなたは{PERSON_1}さんです。", status="reviewed")
+    lines[index] = json.dumps(entry, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    result = jtau("localize", "airline", "--offline", "--tm", str(tm), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    assert "あなたは金子 恵美さんです。" in (out / "airline" / "tasks.json").read_text()
+
+    entry.update(target="あなたはお客様です。")                      # the placeholder lost in an edit
+    lines[index] = json.dumps(entry, ensure_ascii=False)
+    path.write_text("\n".join(lines) + "\n")
+    result = jtau("localize", "airline", "--offline", "--tm", str(tm), "--out", str(out))
+    assert result.returncode == 2
+    assert f"airline.jsonl:{index + 1}: {entry['key']}" in result.stderr
+    assert "placeholder {PERSON_1} missing" in result.stderr

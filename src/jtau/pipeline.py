@@ -132,7 +132,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     if options.endpoint and not (options.offline or options.dry_run):
         client = MTClient(options.endpoint, options.settings, glossary.allow_latin, frozenset(rules.enum_literals))
     translator = Translator(tm, glossary, maps.locale.locale, client, options.offline, options.dry_run,
-                            options.settings.batch_size)
+                            options.settings.batch_size, frozenset(rules.enum_literals))
     stats = translator.fill(text.segments(), progress)
     lap("translate")
 

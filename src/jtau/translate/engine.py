@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from jtau.errors import CheckFailed
+from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary
 from jtau.text.template import PLACEHOLDER, Template
+from jtau.translate import check
 from jtau.translate.client import Job, MTClient, batches
 from jtau.translate.tm import TranslationMemory
 
@@ -41,8 +42,9 @@ def needs_translation(template: Template) -> bool:
 class Translator:
     def __init__(self, tm: TranslationMemory, glossary: Glossary, locale: str,
                  client: MTClient | None = None, offline: bool = False, dry_run: bool = False,
-                 batch_size: int = 8):
+                 batch_size: int = 8, literals: frozenset[str] = frozenset()):
         self.tm, self.glossary, self.locale, self.batch_size = tm, glossary, locale, batch_size
+        self.literals = literals
         self.client, self.offline, self.dry_run = client, offline, dry_run
         self.targets: dict[str, str] = {}
         self.pending: list[Job] = []   # the misses of the last fill, translated or not
@@ -63,16 +65,25 @@ class Translator:
                 stats.no_text += 1
         stats.unique = len(unique)
         jobs: list[Job] = []
+        broken: list[str] = []
         for key, (template, kind) in unique.items():
             hints = self.glossary.hints_in(template.text)
             entry = self.tm.get(key)
             if entry is not None and (entry.status == "reviewed" or entry.hints == hints):
                 if entry.hints != hints:
                     stats.warnings.append(f"reviewed entry {key} was made with other glossary hints; review it")
+                # entries are edited by hand in review: check them as strictly as a machine answer
+                found = check.problems(template.text, entry.target, hints if entry.hints == hints else {},
+                                       self.glossary.allow_latin, self.literals)
+                if found:
+                    broken.append(f"{entry.where or self.tm.path}: {key} {template.text[:60]!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target
                 stats.hits += 1
             else:
                 jobs.append(Job(key, kind, template.text, hints))
+        if broken:
+            raise InputError(f"{len(broken)} translation-memory entries are not valid translations of their "
+                             "source; fix their target (or delete the entry to translate it again)", broken[:MAX_LISTED])
         if not jobs:
             return stats
         if self.offline:

@@ -37,17 +37,18 @@ class Entry:
     prompt: str | None = None
     hints: dict[str, str] = field(default_factory=dict)
     stale_from: str | None = None
+    where: str = field(default="", compare=False, repr=False)  # file:line it was read from
+
 
     def to_json(self) -> str:
-        data = asdict(self)
-        ordered = {name: data[name] for name in FIELDS if data[name] not in (None, {})}
+        ordered = {name: getattr(self, name) for name in FIELDS if getattr(self, name) not in (None, {})}
         return json.dumps(ordered, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, line: str, where: str) -> "Entry":
         try:
             data = json.loads(line)
-            entry = cls(**data)
+            entry = cls(**{k: v for k, v in data.items() if k != "where"}, where=where)
         except (json.JSONDecodeError, TypeError) as exc:
             raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
         if entry.status not in STATUSES:
