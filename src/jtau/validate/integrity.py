@@ -61,10 +61,9 @@ def distinct_counts(db, rules: DomainRules) -> dict[str, int]:
         for _, container, key in jsonpath.find(db, pattern):
             values[kind].add(key if pattern.endswith(jsonpath.KEYS) else container[key])
     for parent, _ in name_parents(rules.db):
+        given, family = _field(rules.db, parent, "given_name"), _field(rules.db, parent, "family_name")
         for _, container, key in jsonpath.find(db, parent):
-            record = container[key]
-            values["person"].add((record.get(_field(rules.db, parent, "given_name")),
-                                  record.get(_field(rules.db, parent, "family_name"))))
+            values["person"].add((container[key].get(given), container[key].get(family)))
     return {kind: len(found) for kind, found in sorted(values.items())}
 
 

@@ -20,11 +20,10 @@ def check_amounts(src, out, patterns: list[str], rate: Decimal, file: str,
         for (_, s_parent, s_key), (o_path, o_parent, o_key) in pairs:
             checked += 1
             source_value, value = s_parent[s_key], o_parent[o_key]
-            where = f"{file}: {jsonpath.format_path(prefix + o_path)}"
             if isinstance(value, bool) or not isinstance(value, int):
-                errors.append(f"{where}: amount {value!r} is not an integer")
+                errors.append(f"{file}: {jsonpath.format_path(prefix + o_path)}: amount {value!r} is not an integer")
             elif Decimal(value) != to_decimal(source_value) * rate:
-                errors.append(f"{where}: {value} != {rate} x {source_value}")
+                errors.append(f"{file}: {jsonpath.format_path(prefix + o_path)}: {value} != {rate} x {source_value}")
     return errors, checked
 
 
