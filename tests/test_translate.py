@@ -207,21 +207,28 @@ def test_reviewed_entries_are_kept_and_unused_entries_turn_stale(fake, tmp_path,
     assert stale == [{**gone, "status": "stale", "stale_from": "draft"}]
 
 
+def interrupted_run(fake, project, tm, out, answered_batches: int, sig: int) -> subprocess.Popen:
+    """Start `jtau localize` against `fake`, whose requests block after `answered_batches`
+    answers; once those are in (and journaled), send `sig` to the process."""
+    fake.script = ["ok"] * answered_batches + ["block"] * 200
+    env = {**os.environ, "JTAU_ROOT": str(project), "OPENAI_BASE_URL": fake.url,
+           "JTAU_MODEL": "fake-model", "OPENAI_API_KEY": SECRET}
+    process = subprocess.Popen([sys.executable, "-m", "jtau", "localize", "airline", "--out", str(out),
+                                "--tm", str(tm), "--concurrency", "4"], env=env, cwd=project,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while len(fake.answered) < answered_batches and time.time() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.0)  # let the client journal what it received
+    process.send_signal(sig)
+    return process
+
+
 def test_a_killed_run_loses_no_answer_and_leaves_no_partial_file(project, tmp_path):
     tm, out = tmp_path / "tm", tmp_path / "out"
     with FakeOpenAI() as fake:
-        fake.script = ["ok"] * 20 + ["block"] * 200
-        env = {**os.environ, "JTAU_ROOT": str(project), "OPENAI_BASE_URL": fake.url,
-               "JTAU_MODEL": "fake-model", "OPENAI_API_KEY": SECRET}
-        process = subprocess.Popen([sys.executable, "-m", "jtau", "localize", "airline", "--out", str(out),
-                                    "--tm", str(tm), "--concurrency", "4"], env=env, cwd=project,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 60
-        while len(fake.answered) < 20 and time.time() < deadline:
-            time.sleep(0.05)
-        time.sleep(1.0)  # let the client journal what it received
-        process.send_signal(signal.SIGKILL)
-        process.wait()
+        process = interrupted_run(fake, project, tm, out, 20, signal.SIGKILL)
+        process.communicate(timeout=20)
         answered = set(fake.segment_ids(fake.answered))
     assert 100 < len(answered) <= 20 * 8  # 20 batches of up to 8 segments
     assert not out.exists()
@@ -255,17 +262,7 @@ def test_no_server_at_the_url_stops_the_run_with_a_clear_error(tmp_path):
 def test_ctrl_c_stops_at_once_and_keeps_what_was_answered(project, tmp_path):
     tm, out = tmp_path / "tm", tmp_path / "out"
     with FakeOpenAI() as fake:
-        fake.script = ["ok"] * 5 + ["block"] * 200
-        env = {**os.environ, "JTAU_ROOT": str(project), "OPENAI_BASE_URL": fake.url,
-               "JTAU_MODEL": "fake-model", "OPENAI_API_KEY": SECRET}
-        process = subprocess.Popen([sys.executable, "-m", "jtau", "localize", "airline", "--out", str(out),
-                                    "--tm", str(tm)], env=env, cwd=project, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True)
-        deadline = time.time() + 60
-        while len(fake.answered) < 5 and time.time() < deadline:
-            time.sleep(0.05)
-        time.sleep(1.0)
-        process.send_signal(signal.SIGINT)
+        process = interrupted_run(fake, project, tm, out, 5, signal.SIGINT)
         _, stderr = process.communicate(timeout=20)
     assert process.returncode == 130 and "interrupted" in stderr
     assert not out.exists()
