@@ -6,11 +6,12 @@ simulated user it asks once, then ends with ###STOP###.  For the end-to-end test
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from fake_openai import LocalServer, send_json
 
 
-class FakeChat:
+class FakeChat(LocalServer):
     def __init__(self, user_id: str):
         self.requests: list[dict] = []
         fake = self
@@ -33,26 +34,8 @@ class FakeChat:
                 else:  # the simulated user: the agent's turns are its "user" messages
                     turns = sum(m["role"] == "user" for m in messages)
                     message = {"role": "assistant", "content": "###STOP###" if turns >= 2 else "予約の件で相談です。"}
-                data = json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
-                                   "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                send_json(self, 200, {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"],
+                                      "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                                      "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.start(Handler)

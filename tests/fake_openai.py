@@ -29,6 +29,44 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 PLACEHOLDER = re.compile(r"\{[A-Z]+(?:_[A-Z]+)*_\d+\}")
 
 
+def send_json(handler: BaseHTTPRequestHandler, status: int, payload, headers: dict | None = None) -> None:
+    """Write one JSON response (a client that hung up is no error)."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+
+
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 (a free port), used as a context manager."""
+
+    def start(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.stopping = threading.Event()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def fake_translation(segment: dict) -> str:
     text = segment["text"]
     parts = ["訳文"] + PLACEHOLDER.findall(text)
@@ -37,7 +75,7 @@ def fake_translation(segment: dict) -> str:
     return "、".join(parts) + "。"
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     def __init__(self, latency: float = 0.0):
         self.script: list[str] = []
         self.latency = latency
@@ -47,7 +85,6 @@ class FakeOpenAI:
         self.answered: list[list[dict]] = []
         self.headers: list[dict] = []
         self.lock = threading.Lock()
-        self.stopping = threading.Event()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -98,34 +135,9 @@ class FakeOpenAI:
                 })
 
             def reply(self, status, payload, headers=None):
-                data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for key, value in (headers or {}).items():
-                        self.send_header(key, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
+                send_json(self, status, payload, headers)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        self.start(Handler)
 
     def segment_ids(self, requests) -> list[str]:
         return [s["id"] for batch in requests for s in batch]
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        self.server.shutdown()
-        self.server.server_close()

@@ -6,6 +6,7 @@ from collections import defaultdict
 
 from jtau import jsonpath
 from jtau.rules import DomainRules
+from jtau.swap.structured import tool_calls
 
 
 def key_sets(db, rules: DomainRules) -> dict[str, set]:
@@ -30,10 +31,10 @@ def _arguments(value, path=()):
 
 
 def actions(tasks: list[dict], rules: DomainRules):
+    """`(path, action)` of every tool call of every task."""
     for index, task in enumerate(tasks):
-        for pattern in rules.tasks.actions:
-            for path, container, key in jsonpath.find(task, pattern):
-                yield (index,) + path, container[key]
+        for path, action, _ in tool_calls(task, rules):
+            yield (index,) + path, action
 
 
 def check_references(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple[list[str], int]:
