@@ -11,11 +11,13 @@ from pathlib import Path
 
 from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import FlightDB
+from tau2.domains.retail.data_model import RetailDB
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "jtau" / "schemas"
 
 SCHEMAS = {
     "airline.db.schema.json": FlightDB,
+    "retail.db.schema.json": RetailDB,
     "tasks.schema.json": Task,
 }
 

@@ -63,6 +63,15 @@ class Glossary:
                     break
         return dict(sorted(found.items()))
 
+    def with_hints(self, hints: dict[str, str], origin: str) -> Glossary:
+        """This glossary plus `hints` (English -> rendering) as hint terms, for a domain whose
+        text must name map entries the map's way (the retail catalog).  A glossary term of the
+        same name wins; plurals in -s match too."""
+        extra = {term: Term(ja=ja, mode="hint", variants=[f"{term}s"] if not term.endswith("s") else [])
+                 for term, ja in hints.items() if term not in self.terms}
+        digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
+        return Glossary({**self.terms, **extra}, self.allow_latin, digest)
+
     @property
     def _hint_surfaces(self) -> list[tuple[str, str]]:
         return sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))

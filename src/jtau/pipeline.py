@@ -77,6 +77,14 @@ class Repairs:
     report: PatchReport
 
 
+def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossary:
+    """The glossary, plus the catalog's words as hints for a domain whose text names them."""
+    glossary = load_glossary(glossary_path(root, maps.locale.locale))
+    if rules.catalog_hints:
+        glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"])
+    return glossary
+
+
 def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None) -> tuple[SourceDomain, Repairs]:
     """The source domain with its task repairs (task_patches/<domain>/) applied."""
     source = load_domain(rules, source_dir)
@@ -103,7 +111,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     rules = load_rules(domain)
     source, repairs = load_repaired(rules, root, source_dir)
     maps = load_maps(maps_dir(root))
-    glossary = load_glossary(glossary_path(root, maps.locale.locale))
+    glossary = domain_glossary(rules, maps, root)
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
 

@@ -153,10 +153,9 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
 def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
     from jtau.domain import LocalizedDomain
-    from jtau.glossary import load_glossary
     from jtau.maps import load_maps
-    from jtau.pipeline import load_repaired
-    from jtau.project import glossary_path, maps_dir, project_root
+    from jtau.pipeline import domain_glossary, load_repaired
+    from jtau.project import maps_dir, project_root
     from jtau.rules import load_rules
     from jtau.validate import validate_domain
 
@@ -168,7 +167,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
             written = LocalizedDomain.read(out_dir(out, root, name), domain_rules)
-            glossary = load_glossary(glossary_path(root, maps.locale.locale))
+            glossary = domain_glossary(domain_rules, maps, root)
             report = validate_domain(src, written, maps, domain_rules, glossary)
             table = Table(title=f"jtau validate {name}", show_header=False, box=None)
             for key, value in report.stats.items():

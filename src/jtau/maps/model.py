@@ -5,6 +5,7 @@ Files (under `entity_maps/`):
     places.yaml     airports, cities, states, free-text regions and city spellings
     addresses.yaml  streets, zips, suites, countries
     locale.yaml     currency and exchange rate, time-zone label
+    catalog.yaml    retail products, option names and option values
 
 Where the tools compare values the maps must be one to one; a violation is an input error
 naming the file and line of the second entry.
@@ -23,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from jtau.errors import InputError
 from jtau.yamlfile import YamlDoc, load_yaml
 
-FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml")
+FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml")
 
 
 class Strict(BaseModel):
@@ -97,6 +98,24 @@ class Addresses(Strict):
         return zips
 
 
+class Catalog(Strict):
+    """Retail catalog words: one rendering each, in the db, in orders and in text."""
+    products: dict[str, str]
+    option_names: dict[str, str]
+    option_values: dict[str, str]
+    value_aliases: dict[str, str] = Field(default_factory=dict)  # task wording -> value
+    plain_words: list[str] = Field(default_factory=list)  # values that are ordinary words in text
+
+    def text_terms(self) -> dict[str, str]:
+        """English word -> rendering, for the catalog words that task text must render the
+        catalog's way (product names; option values other than codes and plain words)."""
+        terms = {name.lower(): ja for name, ja in self.products.items()}
+        for value, ja in self.option_values.items():
+            if value != ja and value not in self.plain_words and value.lower() not in terms:
+                terms[value.lower()] = ja
+        return terms
+
+
 class Currency(Strict):
     code: str
     rate: Decimal
@@ -122,6 +141,7 @@ class EntityMaps:
     places: Places
     addresses: Addresses
     locale: Locale
+    catalog: Catalog
     digests: dict[str, str]
 
 
@@ -134,6 +154,7 @@ def load_maps(folder: Path) -> EntityMaps:
         places=docs["places.yaml"].parse(Places),
         addresses=docs["addresses.yaml"].parse(Addresses),
         locale=docs["locale.yaml"].parse(Locale),
+        catalog=docs["catalog.yaml"].parse(Catalog),
         digests={
             f"entity_maps/{name}": hashlib.sha256((folder / name).read_bytes()).hexdigest()
             for name in FILES
@@ -178,6 +199,13 @@ def _check(maps: EntityMaps, docs: dict[str, YamlDoc]) -> None:
     for alias, target in maps.places.city_aliases.items():
         if target not in maps.places.cities:
             problems.append(f"{places.where(('city_aliases', alias))}: {target!r} is not in cities")
+    catalog = docs["catalog.yaml"]
+    # list_all_product_types keys products by name; option words need only stay apart within
+    # one option of one product, which the retail validation checks against the db
+    _one_to_one(catalog, "products", dict(maps.catalog.products), problems)
+    for alias, value in maps.catalog.value_aliases.items():
+        if value not in maps.catalog.option_values:
+            problems.append(f"{catalog.where(('value_aliases', alias))}: {value!r} is not in option_values")
     _one_to_one(addresses, "zips", dict(maps.addresses.zips), problems)
     _one_to_one(addresses, "streets", dict(maps.addresses.streets), problems)
     if problems:

@@ -22,7 +22,7 @@ from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules
 from jtau.source import SourceDomain
 from jtau.swap.localizer import Localizer
-from jtau.swap.structured import Problem, localize_db, localize_task_structure
+from jtau.swap.structured import Problem, localize_db, localize_task_structure, tool_calls
 
 
 def unmapped(source: SourceDomain, rules: DomainRules, maps: EntityMaps) -> list[Problem]:
@@ -46,6 +46,12 @@ def zip_cities(source: SourceDomain, rules: DomainRules) -> dict[str, str]:
         for _, container, key in jsonpath.find(source.db, pattern):
             if city_key and city_key in container:
                 out.setdefault(container[key], container[city_key])
+    for task in source.tasks:  # new addresses that only tasks give (modify_*_address)
+        for _, action, tool_rules in tool_calls(task, rules):
+            zips = [k for k, kind in tool_rules.items() if kind == "zip"]
+            cities = [k for k, kind in tool_rules.items() if kind == "address_city"]
+            if zips and cities and zips[0] in action["arguments"] and cities[0] in action["arguments"]:
+                out.setdefault(action["arguments"][zips[0]], action["arguments"][cities[0]])
     return out
 
 

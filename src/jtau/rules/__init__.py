@@ -38,7 +38,7 @@ class TaskRules(BaseModel):
     tool_text_kind: str = "assertion"
     actions: list[str]
     communicate_info: str | None = None
-    communicate_info_not_money: dict[str, list[str]] = Field(default_factory=dict)
+    communicate_info_kinds: dict[str, str] = Field(default_factory=dict)  # value -> kind
     frozen_tokens: dict[str, FrozenToken] = Field(default_factory=dict)
 
 
@@ -53,6 +53,7 @@ class DomainRules(BaseModel):
     references: dict[str, str] = Field(default_factory=dict)
     enum_literals: list[str] = Field(default_factory=list)
     schemas: dict[str, str] = Field(default_factory=dict)
+    catalog_hints: bool = False       # task text names catalog words the catalog's way
     digest: str = ""
 
 

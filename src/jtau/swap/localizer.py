@@ -14,7 +14,7 @@ from jtau.maps.model import EntityMaps, Name
 from jtau.swap.money import MoneyError, convert_amount, convert_expression
 
 USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
-EMAIL = re.compile(r"^([a-z]+)\.([a-z]+)(\d+)@(.+)$")
+EMAIL = re.compile(r"^([a-z]+)(\.?)([a-z]*)(\d+)@(.+)$")
 ADDRESS1 = re.compile(r"^(\d+) (.+)$")
 
 
@@ -47,6 +47,9 @@ class Localizer:
             "country": lambda v: self._lookup(maps.addresses.countries, "country", v),
             "address1": self.address1,
             "address2": self.address2,
+            "product_name": lambda v: self._lookup(maps.catalog.products, "product_name", v),
+            "option_name": lambda v: self._lookup(maps.catalog.option_names, "option_name", v),
+            "option_value": self.option_value,
             "money": self.money,
             "money_expression": self.money_expression,
         }
@@ -90,11 +93,30 @@ class Localizer:
         return f"{first}_{last}_{match[3]}"
 
     def email(self, value):
+        """`mei.brown7075@x` -> `mei.suzuki7075@x`.  Mistyped forms stay the same near miss:
+        `meibrown7075@` (no dot) and `brown7075@` (one name part) keep their shape."""
         match = EMAIL.match(value) if isinstance(value, str) else None
         if not match:
             raise Unmapped("email", value, "not of the form first.lastdigits@domain")
-        first, last = self.romaji_pair(match[1], match[2], "email", value)
-        return f"{first}.{last}{match[3]}@{match[4]}"
+        words, dot, rest, digits, domain = match.groups()
+        if dot:
+            first, last = self.romaji_pair(words, rest, "email", value)
+            return f"{first}.{last}{digits}@{domain}"
+        letters = words + rest
+        if letters in self.family_lower:
+            return f"{self.family_lower[letters].romaji.lower()}{digits}@{domain}"
+        if letters in self.given_lower:
+            return f"{self.given_lower[letters].romaji.lower()}{digits}@{domain}"
+        for cut in range(1, len(letters)):
+            if letters[:cut] in self.given_lower and letters[cut:] in self.family_lower:
+                first, last = self.romaji_pair(letters[:cut], letters[cut:], "email", value)
+                return f"{first}{last}{digits}@{domain}"
+        raise Unmapped("email", value, "local part is not built from names of people.yaml")
+
+    def option_value(self, value):
+        catalog = self.maps.catalog
+        value = catalog.value_aliases.get(value, value) if isinstance(value, str) else value
+        return self._lookup(catalog.option_values, "option_value", value)
 
     def address_city(self, value):
         city = self._lookup(self.maps.places.cities, "address_city", value)

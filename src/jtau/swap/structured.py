@@ -14,6 +14,7 @@ from jtau.rules import DomainRules
 from jtau.swap.localizer import Localizer, Unmapped
 
 TEXT = "text"
+FROZEN = "frozen"  # a value kept as it is
 AMOUNT = re.compile(r"^\$?\d[\d,]*(\.\d+)?$")
 
 
@@ -77,13 +78,18 @@ def localize_task_structure(task: dict, index: int, rules: DomainRules, loc: Loc
         apply_rules(action["arguments"], tool_rules, loc, file, problems,
                     prefix=(index,) + path + ("arguments",))
     criteria = task.get("evaluation_criteria") or {}
-    if rules.tasks.communicate_info == "money" and criteria.get("communicate_info"):
-        keep = set(rules.tasks.communicate_info_not_money.get(str(task["id"]), []))
-        items = criteria["communicate_info"]
-        for i, item in enumerate(items):
-            if isinstance(item, str) and item not in keep and AMOUNT.match(item):
-                try:
-                    items[i] = str(loc.convert("money", item))
-                except Unmapped as exc:
-                    problems.append(Problem(file, (index, "evaluation_criteria", "communicate_info", i),
-                                            "money", item, exc.reason))
+    default = rules.tasks.communicate_info
+    for i, item in enumerate(criteria.get("communicate_info") or []):
+        kind = rules.tasks.communicate_info_kinds.get(item, default)
+        if kind in (None, FROZEN):
+            continue
+        if kind == "money" and not (isinstance(item, str) and AMOUNT.match(item)):
+            problems.append(Problem(file, (index, "evaluation_criteria", "communicate_info", i), "money", item,
+                                    "not an amount: give its kind in the rules' communicate_info_kinds"))
+            continue
+        try:
+            value = loc.convert(kind, item)
+            criteria["communicate_info"][i] = str(value)
+        except Unmapped as exc:
+            problems.append(Problem(file, (index, "evaluation_criteria", "communicate_info", i),
+                                    kind, exc.value, exc.reason))

@@ -1,7 +1,8 @@
 """Find entity occurrences in free text and replace them by typed placeholders.
 
-What is recognized comes from the maps (names, cities, states, regions, airports,
-time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts, dates, user ids, emails) and from the
+What is recognized comes from the maps (names, cities, states, regions, airports, zips,
+streets, time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts,
+dates, user ids, emails, suites) and from the
 domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
 patterns are tried first, then the longest map entry; map entries match whole words only,
 case-sensitively ("Li" is a name, the "li" of "Liam" is not).
@@ -58,9 +59,13 @@ class Recognizer:
         parts = [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS]
         self.frozen_kinds = []
         for kind, token in (frozen or {}).items():
-            parts.append(rf"(?P<{kind}>\b(?:{token.pattern})\b)")
+            parts.append(rf"(?P<{kind}>(?<!\w)(?:{token.pattern})(?!\w))")
             self.frozen_kinds.append(kind)
         parts.append(f"(?P<{USER_ID_PATTERN[0]}>{USER_ID_PATTERN[1]})")
+        # street addresses and suites, in the forms the address maps convert
+        parts.append(rf"(?P<STREET_ADDRESS>\b\d+ {trie_regex(sorted(maps.addresses.streets))}\b)")
+        suite = re.escape(maps.addresses.suite.source).replace(r"\{n\}", r"\d+")
+        parts.append(rf"(?P<SUITE>\b{suite}\b)")
         # "LAS (Las Vegas)": the code with its city in parentheses is one airport mention
         self.airport_with_city = {f"{code} ({airport.city})": code for code, airport in maps.places.airports.items()}
         parts.append(rf"(?P<AIRPORT_WITH_CITY>\b(?:{trie_regex(sorted(self.airport_with_city))}))")
@@ -94,6 +99,13 @@ class Recognizer:
             add(region, "REGION", (region,))
         for code in places.airports:
             add(code, "AIRPORT", (code,))
+        addresses = maps.addresses
+        for zip_code in addresses.zips:
+            add(zip_code, "ZIP", (zip_code,))
+        for street in addresses.streets:
+            add(street, "STREET", (street,))
+        for country in addresses.countries:
+            add(country, "COUNTRY", (country,))
         for label in maps.locale.timezones:
             add(label, "TIMEZONE", (label,))
         for surface, term in glossary.surfaces("enforce").items():

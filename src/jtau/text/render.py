@@ -46,6 +46,16 @@ class Renderer:
             return places.states[value[0]].prefecture
         if kind == "REGION":
             return places.regions[value[0]].name
+        if kind == "ZIP":
+            return self.loc.convert("zip", value[0])
+        if kind == "STREET":
+            return self.maps.addresses.streets[value[0]]
+        if kind == "COUNTRY":
+            return self.maps.addresses.countries[value[0]]
+        if kind == "STREET_ADDRESS":
+            return self.loc.convert("address1", entity.surface)
+        if kind == "SUITE":
+            return self.loc.convert("address2", entity.surface)
         if kind == "TERM":
             return self.glossary.terms[value[0]].ja
         if kind == "TIMEZONE":

@@ -57,7 +57,7 @@ def check_references(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple
 def distinct_counts(db, rules: DomainRules) -> dict[str, int]:
     values: dict[str, set] = defaultdict(set)
     for pattern, kind in rules.db.items():
-        if kind.startswith("money"):
+        if kind.startswith("money") or kind in CONTEXTUAL:
             continue
         for _, container, key in jsonpath.find(db, pattern):
             values[kind].add(key if pattern.endswith(jsonpath.KEYS) else container[key])
@@ -66,6 +66,11 @@ def distinct_counts(db, rules: DomainRules) -> dict[str, int]:
         for _, container, key in jsonpath.find(db, parent):
             values["person"].add((container[key].get(given), container[key].get(family)))
     return {kind: len(found) for kind, found in sorted(values.items())}
+
+
+# Catalog words need to stay apart only within one option of one product (the retail
+# validation's "variants distinguishable"); 'grey' and 'gray' of two products may share グレー.
+CONTEXTUAL = {"option_name", "option_value"}
 
 
 def check_bijective(src_db, out_db, rules, file) -> tuple[list[str], dict[str, int]]:
@@ -79,7 +84,7 @@ def name_parents(table: dict[str, str]) -> list[tuple[str, str]]:
     """Patterns of objects holding a given and a family name: (parent pattern, dob field)."""
     out = []
     for pattern, kind in table.items():
-        if kind == "given_name":
+        if kind == "given_name" and "." in pattern:  # a name at the top of a call is a lookup
             parent = pattern.rsplit(".", 1)[0]
             out.append((parent, "dob"))
     return out
