@@ -59,3 +59,16 @@ def jtau(*args, root: Path = ROOT, env: dict | None = None):
     env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200", **(env or {})}
     return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True,
                           env=env, cwd=root)
+
+
+@pytest.fixture(scope="session")
+def retail(domains_dir):
+    """One localization of the real retail domain, shared by the read-only tests."""
+    return localize("retail", ROOT, domains_dir)
+
+
+@pytest.fixture(scope="session")
+def retail_source(domains_dir, retail):
+    """The retail source db as on disk and the repaired source tasks."""
+    folder = domains_dir / "retail"
+    return {"db": json.loads((folder / "db.json").read_text()), "tasks": retail.source.tasks}

@@ -60,7 +60,7 @@ def test_fees_are_in_yen(airline_ja):
 def test_registry_entry_point_runs_a_task_from_tau2s_side():
     from tau2.registry import registry
 
-    assert register(ROOT, registry) == ["airline_ja"]
+    assert register(ROOT, registry) == ["airline_ja", "retail_ja"]
     assert "airline_ja" in registry.get_domains()
     tasks = registry.get_tasks_loader("airline_ja")("base")
     task = next(t for t in tasks if t.id == "8")

@@ -8,6 +8,7 @@ made with, so changing one retranslates exactly the segments that contain it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from dataclasses import dataclass
@@ -34,7 +35,7 @@ class GlossaryFile(BaseModel):
     allow_latin: list[str] = Field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Glossary:
     terms: dict[str, Term]
     allow_latin: frozenset[str]
@@ -54,14 +55,23 @@ class Glossary:
     def hints_in(self, text: str) -> dict[str, str]:
         """Hint terms occurring in `text` -> their rendering."""
         found = {}
-        for surface, term in self._hint_surfaces:
-            excluded = [m.span() for phrase in self.terms[term].not_in
-                        for m in re.finditer(re.escape(phrase), text, re.IGNORECASE)]
-            for match in re.finditer(rf"(?<![\w-]){re.escape(surface)}(?![\w-])", text):
+        for term, pattern, excluded_phrases in self._hint_patterns:
+            if term in found:
+                continue
+            excluded = [m.span() for phrase in excluded_phrases for m in phrase.finditer(text)]
+            for match in pattern.finditer(text):
                 if not any(start <= match.start() < end for start, end in excluded):
                     found[term] = self.terms[term].ja
                     break
         return dict(sorted(found.items()))
+
+    @functools.cached_property
+    def _hint_patterns(self) -> list[tuple[str, re.Pattern, list[re.Pattern]]]:
+        """Compiled once: a glossary with the retail catalog has ~900 surfaces, more than
+        the re module's cache holds, and every segment is searched for all of them."""
+        return [(term, re.compile(rf"(?<![\w-]){re.escape(surface)}(?![\w-])"),
+                 [re.compile(re.escape(p), re.IGNORECASE) for p in self.terms[term].not_in])
+                for surface, term in sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))]
 
     def with_hints(self, hints: dict[str, str], origin: str) -> Glossary:
         """This glossary plus `hints` (English -> rendering) as hint terms, for a domain whose
@@ -72,9 +82,6 @@ class Glossary:
         digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
         return Glossary({**self.terms, **extra}, self.allow_latin, digest)
 
-    @property
-    def _hint_surfaces(self) -> list[tuple[str, str]]:
-        return sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))
 
 
 EMPTY = Glossary({}, frozenset(), "")

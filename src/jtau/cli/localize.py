@@ -191,7 +191,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
 
 @app.command()
 def review(
-    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    domain: Annotated[str, typer.Argument(help="Domain (airline, retail).")],
     out: Annotated[Optional[Path], typer.Option(
         "--out", help="Folder for the review page. Default: data/review.")] = None,
     source: SourceOpt = None,

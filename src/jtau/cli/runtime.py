@@ -23,7 +23,7 @@ from jtau.errors import InputError, JtauError
 
 @app.command()
 def verify(
-    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    domain: Annotated[str, typer.Argument(help="Domain (airline, retail).")],
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the per-task report as JSON.")] = None,

@@ -10,19 +10,13 @@ overlay right: the golden actions give the same outcomes and the localized final
 
 from __future__ import annotations
 
-import functools
 import inspect
-import json
 import types
 import typing
 from copy import deepcopy
-from decimal import Decimal
-from importlib import resources
 from pathlib import Path
 
-import yaml
 from pydantic import Field, create_model
-from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import (
     AirportCode,
     FlightDateStatusAvailable,
@@ -34,30 +28,12 @@ from tau2.domains.airline.data_model import (
     ReservationFlight,
 )
 from tau2.domains.airline.tools import AirlineTools
-from tau2.environment.environment import Environment
-from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
+from jtau.runtime.overlay import JaDomain, descriptions, overlay_class, whole_yen_calculate
 
 DOMAIN = "airline_ja"
-
-
-def docstring(spec: dict) -> str:
-    """A Google-style docstring (what tau2 parses into the tool schema) from the YAML entry."""
-    parts = [spec["summary"]]
-    if spec.get("args"):
-        parts.append("Args:\n" + "\n".join(f"    {name}: {text}" for name, text in spec["args"].items()))
-    if spec.get("returns"):
-        parts.append(f"Returns:\n    {spec['returns']}")
-    if spec.get("raises"):
-        parts.append("Raises:\n" + "\n".join(f"    ValueError: {text}" for text in spec["raises"]))
-    return "\n\n".join(parts)
-
-
-def descriptions() -> dict:
-    path = resources.files(__package__) / "airline_tools.ja.yaml"
-    return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
 def described_models(models: dict[str, dict[str, str]]) -> dict[type, type]:
@@ -160,58 +136,17 @@ def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
         reservation.nonfree_baggages = nonfree_baggages
         return reservation
 
-    def calculate(self, expression):
-        if not all(char in "0123456789+-*/(). " for char in expression):
-            raise ValueError("Invalid characters in expression")
-        value = Decimal(repr(float(eval(expression, {"__builtins__": None}, {}))))
-        return str(int(value.to_integral_value()))  # yen have no minor unit
-
     def list_all_airports(self):
         return list(airports)
 
-    overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, calculate,
-                                         list_all_airports)}
-    texts = descriptions()
-    tools, models = texts["tools"], described_models(texts.get("models", {}))
-    attrs = {}
-    for name in AirlineTools(None)._func_tools:
-        original = getattr(AirlineTools, name)
-        if name in overrides:
-            tool = overrides[name]
-        else:
-            def tool(self, *args, __original=original, **kwargs):
-                return __original(self, *args, **kwargs)
-        functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
-        tool.__signature__ = localized_signature(original, models)
-        tool.__doc__ = docstring(tools[name]) if name in tools else original.__doc__
-        setattr(tool, TOOL_ATTR, True)
-        setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
-        attrs[name] = tool
-    return type("JTauAirlineTools", (AirlineTools,), attrs)
+    overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, list_all_airports)}
+    overrides["calculate"] = whole_yen_calculate
+    texts = descriptions("airline")
+    models = described_models(texts.get("models", {}))
+    return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts,
+                         signature=lambda original: localized_signature(original, models))
 
 
-class AirlineJa:
-    """The J-tau airline domain as tau2 wants it: an environment constructor and tasks."""
-
-    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules):
-        self.folder, self.tools = folder, tools_class(maps, rules)
-
-    def get_environment(self, db: FlightDB | None = None, solo_mode: bool = False) -> Environment:
-        if solo_mode:
-            raise ValueError("Airline domain does not support solo mode")
-        if db is None:
-            db = FlightDB.load(str(self.folder / "db.json"))
-        policy = (self.folder / "policy.md").read_text(encoding="utf-8")
-        return Environment(domain_name=DOMAIN, policy=policy, tools=self.tools(db))
-
-    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
-        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
-        if task_split_name is None:
-            return tasks
-        splits = self.get_tasks_split()
-        if task_split_name not in splits:
-            raise ValueError(f"Invalid task split name: {task_split_name}; valid: {', '.join(splits)}")
-        return [t for t in tasks if t.id in splits[task_split_name]]
-
-    def get_tasks_split(self) -> dict[str, list[str]]:
-        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
+def airline_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:
+    """The J-tau airline domain for tau2's registry."""
+    return JaDomain(DOMAIN, folder, tools_class(maps, rules), FlightDB)

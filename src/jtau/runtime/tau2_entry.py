@@ -21,13 +21,15 @@ from loguru import logger
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
-from jtau.runtime.airline import DOMAIN as AIRLINE_JA, AirlineJa
+from jtau.runtime.domains import RUNTIME
+from jtau.runtime.overlay import JaDomain
 
 
-def jtau_domains(root: Path | None = None) -> dict[str, AirlineJa]:
+def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
+    """Every J-tau domain by its tau2 name (airline_ja, retail_ja)."""
     root = root or project_root()
     maps = load_maps(maps_dir(root))
-    return {AIRLINE_JA: AirlineJa(default_out(root, "airline"), maps, load_rules("airline"))}
+    return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()}
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:

@@ -16,19 +16,18 @@ from pathlib import Path
 
 from tau2.data_model.message import AssistantMessage, ToolCall
 from tau2.data_model.tasks import Task
-from tau2.domains.airline.data_model import FlightDB
-from tau2.domains.airline.environment import get_environment as source_environment
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
 from loguru import logger
 
 from jtau.domain import LocalizedDomain
+from jtau.errors import InputError
 from jtau.jsonpath import format_path
 from jtau.maps import load_maps
 from jtau.pipeline import load_repaired
 from jtau.project import maps_dir
 from jtau.rules import load_rules
-from jtau.runtime.airline import AirlineJa
+from jtau.runtime.domains import RUNTIME
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 
@@ -143,26 +142,28 @@ def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
 
 def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = None,
            rewards: bool = True, tasks: set[str] | None = None, progress=None) -> tuple[list[TaskCheck], float]:
-    if domain != "airline":
-        raise NotImplementedError(f"jtau verify knows airline only so far, not {domain}")
+    if domain not in RUNTIME:
+        raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
+    runtime = RUNTIME[domain]
+    db_model, source_environment = runtime.model(), runtime.source_environment()
     logger.remove()  # tau2 logs every tool response at DEBUG level
     start = time.perf_counter()
     rules = load_rules(domain)
     source, _ = load_repaired(rules, root, source_dir)
     maps = load_maps(maps_dir(root))
     localized = LocalizedDomain.read(out_dir, rules)
-    jtau = AirlineJa(out_dir, maps, rules)
+    jtau = runtime.ja(out_dir, maps, rules)
     loc = Localizer(maps)
 
     # a fresh db per environment: validating the dict is twice as fast as a deep model copy
     def make_source(solo_mode=False):
-        return source_environment(db=FlightDB.model_validate(source.db), solo_mode=solo_mode)
+        return source_environment(db=db_model.model_validate(source.db), solo_mode=solo_mode)
 
     def make_localized(solo_mode=False):
-        return jtau.get_environment(db=FlightDB.model_validate(localized.db), solo_mode=solo_mode)
+        return jtau.get_environment(db=db_model.model_validate(localized.db), solo_mode=solo_mode)
 
-    source_start = FlightDB.model_validate(source.db).model_dump()
-    localized_start = FlightDB.model_validate(localized.db).model_dump()
+    source_start = db_model.model_validate(source.db).model_dump()
+    localized_start = db_model.model_validate(localized.db).model_dump()
     checks = [initial_check(source_start, localized_start, rules, loc)]
     for s_raw, l_raw in zip(source.tasks, localized.tasks):
         if tasks and s_raw["id"] not in tasks:

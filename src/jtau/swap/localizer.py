@@ -49,7 +49,8 @@ class Localizer:
             "address2": self.address2,
             "product_name": lambda v: self._lookup(maps.catalog.products, "product_name", v),
             "option_name": lambda v: self._lookup(maps.catalog.option_names, "option_name", v),
-            "option_value": self.option_value,
+            "option_value": lambda v: self._lookup(maps.catalog.option_values, "option_value", v),
+            "option_wording": self.option_wording,
             "money": self.money,
             "money_expression": self.money_expression,
         }
@@ -113,10 +114,10 @@ class Localizer:
                 return f"{first}{last}{digits}@{domain}"
         raise Unmapped("email", value, "local part is not built from names of people.yaml")
 
-    def option_value(self, value):
+    def option_wording(self, value):
+        """How a task words an option value ("full" for the keyboard's "full size")."""
         catalog = self.maps.catalog
-        value = catalog.value_aliases.get(value, value) if isinstance(value, str) else value
-        return self._lookup(catalog.option_values, "option_value", value)
+        return self._lookup(catalog.option_values, "option_value", self._lookup(catalog.value_aliases, "option_wording", value))
 
     def address_city(self, value):
         city = self._lookup(self.maps.places.cities, "address_city", value)
@@ -145,6 +146,8 @@ class Localizer:
         return self.maps.addresses.suite.target.format(n=match["n"])
 
     def money(self, value):
+        if value is None:  # an optional amount not set (tau2 dumps it as null)
+            return None
         try:
             return convert_amount(value, self.rate)
         except MoneyError as exc:

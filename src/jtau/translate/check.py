@@ -41,6 +41,7 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     if not JAPANESE.search(bare):
         found.append("not Japanese")
     allowed = set(allow) | {w for w in LATIN_WORD.findall(PLACEHOLDER.sub(" ", source)) if code_like(w)}
+    allowed |= {w for rendering in hints.values() for w in LATIN_WORD.findall(rendering)}  # Tシャツ
     english = [w for w in LATIN_WORD.findall(bare) if w not in allowed]
     if english:
         found.append("Latin words left: " + ", ".join(sorted(set(english))[:8]))

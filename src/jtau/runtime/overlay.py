@@ -1,0 +1,96 @@
+"""What every J-tau domain in tau2 shares: a tool class that is tau2's own with a few tools
+overridden and every description in Japanese, and the domain object tau2's registry wants
+(an environment constructor, tasks and splits read from the localized folder).
+
+The per-domain modules (runtime/airline.py, runtime/retail.py) say only what differs:
+which tools hold locale facts, and how they are computed in yen.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from decimal import Decimal
+from importlib import resources
+from pathlib import Path
+
+import yaml
+from tau2.data_model.tasks import Task
+from tau2.environment.environment import Environment
+from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
+
+
+def docstring(spec: dict) -> str:
+    """A Google-style docstring (what tau2 parses into the tool schema) from the YAML entry."""
+    parts = [spec["summary"]]
+    if spec.get("args"):
+        parts.append("Args:\n" + "\n".join(f"    {name}: {text}" for name, text in spec["args"].items()))
+    if spec.get("returns"):
+        parts.append(f"Returns:\n    {spec['returns']}")
+    if spec.get("raises"):
+        parts.append("Raises:\n" + "\n".join(f"    ValueError: {text}" for text in spec["raises"]))
+    return "\n\n".join(parts)
+
+
+def descriptions(domain: str) -> dict:
+    """The Japanese tool descriptions of a domain (`runtime/<domain>_tools.ja.yaml`)."""
+    path = resources.files(__package__) / f"{domain}_tools.ja.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def whole_yen_calculate(self, expression):
+    """tau2's `calculate` rounds to cents; yen have no minor unit."""
+    if not all(char in "0123456789+-*/(). " for char in expression):
+        raise ValueError("Invalid characters in expression")
+    value = Decimal(repr(float(eval(expression, {"__builtins__": None}, {}))))
+    return str(int(value.to_integral_value()))
+
+
+def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None) -> type:
+    """`base` (a tau2 toolkit) with `overrides` (tool name -> function) and the Japanese
+    docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
+    (for argument models with Japanese field descriptions)."""
+    attrs = {}
+    for tool_name in base(None)._func_tools:
+        original = getattr(base, tool_name)
+        if tool_name in overrides:
+            tool = overrides[tool_name]
+        else:
+            def tool(self, *args, __original=original, **kwargs):
+                return __original(self, *args, **kwargs)
+        functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
+        tool.__signature__ = signature(original) if signature else inspect.signature(original)
+        tool.__doc__ = docstring(texts["tools"][tool_name]) if tool_name in texts["tools"] else original.__doc__
+        setattr(tool, TOOL_ATTR, True)
+        setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
+        attrs[tool_name] = tool
+    return type(name, (base,), attrs)
+
+
+class JaDomain:
+    """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
+    read from the localized folder (`data/domains/<domain>/`)."""
+
+    def __init__(self, name: str, folder: Path, tools: type, db_model: type):
+        self.name, self.folder, self.tools, self.db_model = name, folder, tools, db_model
+
+    def get_environment(self, db=None, solo_mode: bool = False) -> Environment:
+        if solo_mode:
+            raise ValueError(f"{self.name} does not support solo mode")
+        if db is None:
+            db = self.db_model.load(str(self.folder / "db.json"))
+        policy = (self.folder / "policy.md").read_text(encoding="utf-8")
+        return Environment(domain_name=self.name, policy=policy, tools=self.tools(db))
+
+    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
+        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+        if task_split_name is None:
+            return tasks
+        splits = self.get_tasks_split()
+        if task_split_name not in splits:
+            raise ValueError(f"Invalid task split name: {task_split_name}; valid: {', '.join(splits)}")
+        return [t for t in tasks if t.id in splits[task_split_name]]
+
+    def get_tasks_split(self) -> dict[str, list[str]]:
+        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))

@@ -1,0 +1,31 @@
+"""The `retail_ja` environment: tau2's retail tools with their locale facts localized.
+
+tau2's retail tools hold less locale than airline's: `calculate` rounds to cents (J-tau:
+whole yen) and the descriptions are English (J-tau: `retail_tools.ja.yaml`).  Every other
+behaviour, including the refund and gift-card arithmetic, is tau2's own and is exact on
+whole-yen amounts.  `jtau verify retail` proves it: the same golden actions succeed and fail
+on both sides and give the localized final database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tau2.domains.retail.data_model import RetailDB
+from tau2.domains.retail.tools import RetailTools
+
+from jtau.maps import EntityMaps
+from jtau.rules import DomainRules
+from jtau.runtime.overlay import JaDomain, descriptions, overlay_class, whole_yen_calculate
+
+DOMAIN = "retail_ja"
+
+
+def tools_class(maps: EntityMaps, rules: DomainRules) -> type[RetailTools]:
+    """tau2's RetailTools with the overlay."""
+    return overlay_class(RetailTools, "JTauRetailTools", {"calculate": whole_yen_calculate}, descriptions("retail"))
+
+
+def retail_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:
+    """The J-tau retail domain for tau2's registry."""
+    return JaDomain(DOMAIN, folder, tools_class(maps, rules), RetailDB)

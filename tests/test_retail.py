@@ -1,0 +1,140 @@
+"""The localized retail domain, checked against the real source independently of the
+validator: entities, exact yen, the catalog, lookups and their near misses."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from decimal import Decimal
+
+from test_airline import RATE, money, strings
+
+
+def users_by_name_zip(db):
+    return {(u["name"]["first_name"].lower(), u["name"]["last_name"].lower(), u["address"]["zip"]): uid
+            for uid, u in db["users"].items()}
+
+
+def users_by_email(db):
+    return {u["email"].lower(): uid for uid, u in db["users"].items()}
+
+
+def golden(tasks, tool):
+    for task in tasks:
+        for action in (task.get("evaluation_criteria") or {}).get("actions") or []:
+            if action["name"] == tool:
+                yield task["id"], action["arguments"]
+
+
+def test_no_source_name_city_street_zip_or_email_survives(retail, retail_source):
+    db = retail_source["db"]
+    addresses = [u["address"] for u in db["users"].values()] + [o["address"] for o in db["orders"].values()]
+    firsts = {u["name"]["first_name"] for u in db["users"].values()}
+    lasts = {u["name"]["last_name"] for u in db["users"].values()}
+    cities = {a["city"] for a in addresses} | {"Springfield"}
+    streets = {a["address1"].split(" ", 1)[1] for a in addresses}
+    zips = {a["zip"] for a in addresses} | {"10001", "62701", "98178", "98186"}
+    locals_ = {u["email"].split("@")[0] for u in db["users"].values()}
+    assert (len(firsts), len(lasts), len(cities), len(streets), len(zips)) == (30, 30, 21, 20, 609)
+    terms = sorted(firsts | lasts | cities | streets | zips | locals_, key=len, reverse=True)
+    word = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, terms)) + r")(?![A-Za-z0-9_])")
+    out = retail.domain
+    leaks = Counter()
+    for text in [*strings(out.db), *strings(out.tasks), out.policy]:
+        leaks.update(word.findall(text))
+    assert not leaks
+    source_hits = Counter(m for t in strings(retail_source["tasks"]) for m in word.findall(t))
+    assert sum(source_hits.values()) > 300 and "98178" in source_hits and "Springfield" in source_hits
+
+
+def test_every_amount_is_exactly_100_times_the_source(retail, retail_source):
+    src, out = retail_source["db"], retail.domain.db
+    pairs = []
+    for s, o in zip(src["products"].values(), out["products"].values()):
+        pairs += [(a["price"], b["price"]) for a, b in zip(s["variants"].values(), o["variants"].values())]
+    for s, o in zip(src["orders"].values(), out["orders"].values()):
+        pairs += [(a["price"], b["price"]) for a, b in zip(s["items"], o["items"])]
+        pairs += [(a["amount"], b["amount"]) for a, b in zip(s["payment_history"], o["payment_history"])]
+        if "exchange_price_difference" in s:
+            pairs.append((s["exchange_price_difference"], o["exchange_price_difference"]))
+    for s, o in zip(src["users"].values(), out["users"].values()):
+        pairs += [(a["balance"], b["balance"]) for a, b in zip(s["payment_methods"].values(),
+                                                            o["payment_methods"].values()) if "balance" in a]
+    assert len(pairs) > 4800
+    assert all(isinstance(o, int) and Decimal(o) == money(s) * RATE for s, o in pairs)
+    # float(v) * 100 would not do: hundreds of prices are not whole after it
+    assert sum(float(s) * 100 != int(Decimal(repr(s)) * 100) for s, _ in pairs if isinstance(s, float)) > 100
+
+
+def test_items_cost_the_catalog_price_and_payments_keep_their_truth(retail, retail_source):
+    def truths(db):
+        out = []
+        for order in db["orders"].values():
+            for item in order["items"]:
+                assert item["price"] == db["products"][item["product_id"]]["variants"][item["item_id"]]["price"]
+            paid = [p["amount"] for p in order["payment_history"] if p["transaction_type"] == "payment"]
+            out.append(bool(paid) and money(paid[0]) == sum(money(i["price"]) for i in order["items"]))
+        return out
+
+    before, after = truths(retail_source["db"]), truths(retail.domain.db)
+    assert len(before) == 1000 and before == after
+    assert sum(len(o["items"]) for o in retail.domain.db["orders"].values()) == 2978
+
+
+def test_catalog_is_japanese_and_the_same_everywhere(retail, retail_source):
+    out = retail.domain.db
+    catalog = retail.maps.catalog
+    names = {p["name"] for p in out["products"].values()}
+    assert len(names) == 50 and all(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", n) for n in names)
+    values = [v for p in out["products"].values() for var in p["variants"].values() for v in var["options"].values()]
+    japanese = sum(bool(re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", v)) for v in set(values))
+    assert japanese / len(set(values)) > 0.6  # the rest are codes and numbers (4K, i7, 256GB SSD, 10)
+    for order in out["orders"].values():
+        for item in order["items"]:
+            product = out["products"][item["product_id"]]
+            assert item["name"] == product["name"]
+            if item["item_id"] in product["variants"]:
+                assert item["options"] == product["variants"][item["item_id"]]["options"]
+    assert catalog.products["Water Bottle"] in names
+
+
+def test_golden_lookups_find_the_counterpart_user_or_fail_in_both(retail, retail_source):
+    src, out = retail_source["db"], retail.domain.db
+    src_name, out_name = users_by_name_zip(src), users_by_name_zip(out)
+    src_mail, out_mail = users_by_email(src), users_by_email(out)
+    loc_user = {s: o for s, o in zip(src["users"], out["users"])}
+    found = failed = 0
+    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_name_zip"), golden(retail.domain.tasks, "find_user_id_by_name_zip"))
+    for (_, a), (_, b) in pairs:
+        s = src_name.get((a["first_name"].lower(), a["last_name"].lower(), a["zip"]))
+        o = out_name.get((b["first_name"].lower(), b["last_name"].lower(), b["zip"]))
+        assert (loc_user.get(s) if s else None) == o
+        found, failed = found + bool(s), failed + (not s)
+    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_email"), golden(retail.domain.tasks, "find_user_id_by_email"))
+    for (_, a), (_, b) in pairs:
+        s, o = src_mail.get(a["email"].lower()), out_mail.get(b["email"].lower())
+        assert (loc_user.get(s) if s else None) == o
+        found, failed = found + bool(s), failed + (not s)
+    assert found > 60 and failed >= 3  # decoy emails and wrong zips fail on both sides
+
+
+def test_decoys_stay_near_misses(retail):
+    loc = __import__("jtau.swap.localizer", fromlist=["Localizer"]).Localizer(retail.maps)
+    real, decoy = loc.convert("email", "aarav.santos8320@example.com"), loc.convert("email", "aarav.santos8321@example.com")
+    assert real[:-len("0@example.com")] == decoy[:-len("1@example.com")] and real != decoy
+    mistyped = loc.convert("email", "daikisanchez1479@example.com")
+    assert mistyped.replace("@", ".").count(".") == 2 and "." not in mistyped.split("@")[0]
+    assert loc.convert("email", "silva7872@example.com") == \
+        loc.convert("email", "amelia.silva7872@example.com").split(".", 1)[1]
+    seattle, decoy_zip = loc.convert("zip", "98187"), loc.convert("zip", "98178")
+    assert seattle[:-2] == decoy_zip[:-2] and seattle[-2:] == decoy_zip[-2:][::-1]
+
+
+def test_communicate_info_is_localized_by_kind(retail):
+    info = {t["id"]: (t["evaluation_criteria"] or {}).get("communicate_info") for t in retail.domain.tasks}
+    catalog = retail.maps.catalog.option_values
+    assert info["28"] == ["91843"]                     # 918.43 dollars
+    assert info["30"] == ["746342064230"]              # a tracking number stays
+    assert info["24"] == [catalog["polyester"], catalog["cotton"]]
+    assert info["89"][-1] == catalog["full size"]      # "full" is the keyboard's "full size"
+    assert info["43"][3:6] == ["千代田区", "東京都", retail.maps.addresses.zips["60621"]]
