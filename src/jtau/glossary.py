@@ -27,6 +27,7 @@ class Term(BaseModel):
     mode: Literal["enforce", "hint"]
     variants: list[str] = Field(default_factory=list)
     not_in: list[str] = Field(default_factory=list)  # phrases where the word is not the term
+    as_written: bool = False  # match only as written, not Capitalized ("brown", not "Lucas Brown")
 
 
 class GlossaryFile(BaseModel):
@@ -48,7 +49,7 @@ class Glossary:
             if entry.mode != mode:
                 continue
             for form in (term, *entry.variants):
-                for surface in (form, form[:1].upper() + form[1:], form.title()):
+                for surface in (form,) if entry.as_written else (form, form[:1].upper() + form[1:], form.title()):
                     out.setdefault(surface, term)
         return out
 
@@ -73,11 +74,12 @@ class Glossary:
                  [re.compile(re.escape(p), re.IGNORECASE) for p in self.terms[term].not_in])
                 for surface, term in sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))]
 
-    def with_hints(self, hints: dict[str, str], origin: str) -> Glossary:
+    def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset()) -> Glossary:
         """This glossary plus `hints` (English -> rendering) as hint terms, for a domain whose
         text must name map entries the map's way (the retail catalog).  A glossary term of the
-        same name wins; plurals in -s match too."""
-        extra = {term: Term(ja=ja, mode="hint", variants=[f"{term}s"] if not term.endswith("s") else [])
+        same name wins; plurals in -s match too; terms in `as_written` match in lower case only."""
+        extra = {term: Term(ja=ja, mode="hint", variants=[f"{term}s"] if not term.endswith("s") else [],
+                            as_written=term in as_written)
                  for term, ja in hints.items() if term not in self.terms}
         digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
         return Glossary({**self.terms, **extra}, self.allow_latin, digest)

@@ -81,7 +81,8 @@ def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossar
     """The glossary, plus the catalog's words as hints for a domain whose text names them."""
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
     if rules.catalog_hints:
-        glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"])
+        glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"],
+                                       maps.catalog.value_terms())
     return glossary
 
 

@@ -106,6 +106,11 @@ class Catalog(Strict):
     value_aliases: dict[str, str] = Field(default_factory=dict)  # task wording -> value
     plain_words: list[str] = Field(default_factory=list)  # values that are ordinary words in text
 
+    def value_terms(self) -> frozenset[str]:
+        """The option values among text_terms: matched in lower case only, since a capitalized
+        "Brown" or "Maple" in text is a name or a street."""
+        return frozenset(v.lower() for v in self.option_values) - {p.lower() for p in self.products}
+
     def text_terms(self) -> dict[str, str]:
         """English word -> rendering, for the catalog words that task text must render the
         catalog's way (product names; option values other than codes and plain words)."""
