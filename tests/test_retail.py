@@ -35,13 +35,15 @@ def test_no_source_name_city_street_zip_or_email_survives(retail, retail_source)
     streets = {a["address1"].split(" ", 1)[1] for a in addresses}
     zips = {a["zip"] for a in addresses} | {"10001", "62701", "98178", "98186"}
     locals_ = {u["email"].split("@")[0] for u in db["users"].values()}
-    assert (len(firsts), len(lasts), len(cities), len(streets), len(zips)) == (30, 30, 21, 20, 609)
+    assert (len(firsts), len(lasts), len(cities), len(streets), len(zips)) == (30, 30, 21, 20, 610)
     terms = sorted(firsts | lasts | cities | streets | zips | locals_, key=len, reverse=True)
     word = re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, terms)) + r")(?![A-Za-z0-9_])")
     out = retail.domain
     leaks = Counter()
+    arithmetic = re.compile(r"[\d\s+\-*/().]+")  # calculate's yen may equal a source zip (20080)
     for text in [*strings(out.db), *strings(out.tasks), out.policy]:
-        leaks.update(word.findall(text))
+        if not arithmetic.fullmatch(text):
+            leaks.update(word.findall(text))
     assert not leaks
     source_hits = Counter(m for t in strings(retail_source["tasks"]) for m in word.findall(t))
     assert sum(source_hits.values()) > 300 and "98178" in source_hits and "Springfield" in source_hits
@@ -138,3 +140,39 @@ def test_communicate_info_is_localized_by_kind(retail):
     assert info["24"] == [catalog["polyester"], catalog["cotton"]]
     assert info["89"][-1] == catalog["full size"]      # "full" is the keyboard's "full size"
     assert info["43"][3:6] == ["千代田区", "東京都", retail.maps.addresses.zips["60621"]]
+
+
+def test_a_catalog_map_that_is_not_one_to_one_is_an_input_error(project, tmp_path):
+    from conftest import jtau
+
+    catalog = project / "entity_maps" / "catalog.yaml"
+    catalog.write_text(catalog.read_text().replace("  Water Bottle: 水筒", "  Water Bottle: やかん"))
+    result = jtau("localize", "retail", "--out", str(tmp_path / "out"), root=project)
+    assert result.returncode == 2
+    assert re.search(r"catalog\.yaml:\d+: products: 'Water Bottle' and 'Tea Kettle' both map to 'やかん'|"
+                     r"catalog\.yaml:\d+: products: 'Tea Kettle' and 'Water Bottle' both map to 'やかん'", result.stderr)
+    assert not (tmp_path / "out").exists()
+
+
+def test_retail_ja_runs_in_tau2_with_whole_yen_and_japanese_tools():
+    import json
+
+    from tau2.data_model.message import ToolCall
+
+    from conftest import ROOT
+    from jtau.runtime.tau2_entry import jtau_domains
+
+    env = jtau_domains(ROOT)["retail_ja"].get_environment()
+    described = {tool.name: tool.openai_schema["function"]["description"] for tool in env.get_tools()}
+    assert "注文" in described["cancel_pending_order"] and "Order" not in described["cancel_pending_order"]
+
+    def call(name, **arguments):
+        return env.get_response(ToolCall(id="1", name=name, arguments=arguments, requestor="assistant"))
+
+    assert call("calculate", expression="262369 - 112604").content == "149765"
+    user = next(iter(json.loads((ROOT / "data/domains/retail/db.json").read_text())["users"].values()))
+    found = call("find_user_id_by_name_zip", first_name=user["name"]["first_name"],
+                 last_name=user["name"]["last_name"], zip=user["address"]["zip"])
+    assert not found.error and found.content == user["user_id"]
+    names = json.loads(call("list_all_product_types").content)
+    assert len(names) == 50 and "水筒" in names
