@@ -147,6 +147,8 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
 
     text.render(translator.target, problems)
     raise_problems(problems)
+    if collisions := loc.collisions():
+        raise InputError("entity maps: different source values become the same value", collisions)
     policy = holder["policy"]
     localized = LocalizedDomain(domain, db, tasks, policy,
                                 {n: source.raw[n] for n in rules.files.copy_ if n in source.raw})

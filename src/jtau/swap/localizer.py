@@ -18,6 +18,12 @@ EMAIL = re.compile(r"^([a-z]+)(\.?)([a-z]*)(\d+)@(.+)$")
 ADDRESS1 = re.compile(r"^(\d+) (.+)$")
 
 
+# Kinds the tools compare or look up by: two source values must never become one.  (Names are
+# compared case-insensitively by find_user_id_by_name_zip, but the maps already keep them one
+# to one.)
+KEYS = frozenset({"user_id", "email", "zip", "address1", "product_name"})
+
+
 class Unmapped(Exception):
     """No map entry covers this value (or it has not the form its kind needs)."""
 
@@ -29,6 +35,7 @@ class Unmapped(Exception):
 class Localizer:
     def __init__(self, maps: EntityMaps):
         self.maps = maps
+        self.seen: dict[str, dict[str, set[str]]] = {}  # kind -> target -> source values (KEYS)
         people, places = maps.people, maps.places
         self.given_lower = {k.lower(): v for k, v in people.given_names.items()}
         self.family_lower = {k.lower(): v for k, v in people.family_names.items()}
@@ -64,7 +71,17 @@ class Localizer:
             converter = self.converters[kind]
         except KeyError:
             raise Unmapped(kind, value, f"unknown kind {kind!r} (known: {', '.join(self.kinds)})") from None
-        return converter(value)
+        result = converter(value)
+        if kind in KEYS and isinstance(value, str):
+            self.seen.setdefault(kind, {}).setdefault(result, set()).add(value)
+        return result
+
+    def collisions(self) -> list[str]:
+        """Values the tools look up by that two different source values became: a decoy email
+        that turned into a real one would make a failing lookup succeed."""
+        return [f"{kind}: {', '.join(repr(v) for v in sorted(sources))} all become {target!r}"
+                for kind, targets in sorted(self.seen.items())
+                for target, sources in sorted(targets.items()) if len(sources) > 1]
 
     # --- helpers -------------------------------------------------------------------------
 

@@ -58,7 +58,28 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
 
 
 def localize_db(db, rules: DomainRules, loc: Localizer, problems: list[Problem]) -> None:
+    shared_zips(db, rules, problems)
     apply_rules(db, rules.db, loc, rules.files.db, problems)
+
+
+def shared_zips(db, rules: DomainRules, problems: list[Problem]) -> None:
+    """A zip becomes one postal code of one Japanese city: a zip that addresses give with two
+    different cities cannot be localized consistently."""
+    cities: dict[str, tuple[str, tuple]] = {}
+    for pattern, kind in rules.db.items():
+        if kind != "zip" or "." not in pattern:
+            continue
+        parent, zip_key = pattern.rsplit(".", 1)
+        city_key = next((p.rsplit(".", 1)[1] for p, k in rules.db.items()
+                         if k == "address_city" and p.rsplit(".", 1)[0] == parent), None)
+        for path, container, key in jsonpath.find(db, pattern):
+            if city_key is None or not isinstance(container.get(city_key), str):
+                continue
+            zip_code, city = container[key], container[city_key]
+            first = cities.setdefault(zip_code, (city, path))
+            if first[0] != city:
+                problems.append(Problem(rules.files.db, path, "zip", zip_code,
+                                        f"in {city!r} here but in {first[0]!r} at {jsonpath.format_path(first[1])}"))
 
 
 def tool_calls(task: dict, rules: DomainRules):
