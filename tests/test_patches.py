@@ -82,3 +82,29 @@ def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
     assert result.returncode == 2
     assert "task_035.yaml:" in result.stderr and "test failed" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+@needs_upstream
+def test_retail_patched_tasks_equal_upstream_but_task_21_keeps_26_3_tools(retail, domains_dir):
+    upstream = {t["id"]: t for t in json.loads((UPSTREAM / "retail" / "tasks.json").read_text())}
+    original = {t["id"]: t for t in json.loads((domains_dir / "retail" / "tasks.json").read_text())}
+    patched_ids = {p.spec.task for p in retail.repairs.patches}
+    assert len(patched_ids) == len(retail.repairs.report.applied) == 52
+    for task in retail.source.tasks:
+        ours, theirs = without(task, "reward_basis"), without(upstream[task["id"]], "reward_basis")
+        if task["id"] == "21":  # get_item_details is not a tau2 26.3 tool: 26.3's actions stay
+            assert ours["evaluation_criteria"]["actions"] == original["21"]["evaluation_criteria"]["actions"]
+            assert ours["evaluation_criteria"]["nl_assertions"] == theirs["evaluation_criteria"]["nl_assertions"]
+            assert any(a["name"] == "get_item_details" for a in theirs["evaluation_criteria"]["actions"])
+            continue
+        assert ours == theirs, task["id"]
+        assert (task != original[task["id"]]) == (task["id"] in patched_ids)
+
+
+def test_a_stale_retail_repair_fails_with_its_line(project, tmp_path):
+    path = project / "task_patches" / "retail" / "task_012.yaml"
+    path.write_text(path.read_text().replace("email: mia.garcia2723@example.com", "email: mia.garcia2724@example.com", 1))
+    result = jtau("localize", "retail", "--out", str(tmp_path / "out"), root=project)
+    assert result.returncode == 2
+    assert "task_012.yaml:" in result.stderr and "test failed" in result.stderr
+    assert not (tmp_path / "out").exists()

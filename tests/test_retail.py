@@ -176,3 +176,33 @@ def test_retail_ja_runs_in_tau2_with_whole_yen_and_japanese_tools():
     assert not found.error and found.content == user["user_id"]
     names = json.loads(call("list_all_product_types").content)
     assert len(names) == 50 and "水筒" in names
+
+
+def test_a_zip_given_with_two_cities_is_an_input_error(tmp_path, domains_dir):
+    import json
+    import shutil
+
+    from conftest import jtau
+
+    source = tmp_path / "domains" / "retail"
+    shutil.copytree(domains_dir / "retail", source)
+    db = json.loads((source / "db.json").read_text())
+    order = next(o for o in db["orders"].values() if o["address"]["city"] != "Chicago")
+    order["address"]["city"] = "Chicago"
+    (source / "db.json").write_text(json.dumps(db))
+    result = jtau("localize", "retail", "--source", str(source.parent), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert f"orders.{order['order_id']}.address.zip" in result.stderr.replace("\n", "") or \
+        "in 'Chicago' here" in result.stderr.replace("\n", "")
+    assert not (tmp_path / "out").exists()
+
+
+def test_two_source_values_becoming_one_lookup_key_are_reported(retail):
+    from jtau.swap.localizer import Localizer
+
+    loc = Localizer(retail.maps)
+    loc.converters["email"] = lambda value: "same@example.com"  # a map gone wrong
+    loc.convert("email", "mia.garcia2723@example.com")
+    loc.convert("email", "mia.garcia2724@example.com")
+    assert loc.collisions() == ["email: 'mia.garcia2723@example.com', 'mia.garcia2724@example.com' all become "
+                                "'same@example.com'"]
