@@ -37,7 +37,8 @@ def main() -> None:
     root = project_root()
     rules = load_rules(args.domain)
     folder = load_domain(rules).path
-    names = [rules.files.db, rules.files.tasks, rules.files.policy, *rules.files.copy_]
+    files = rules.files
+    names = [*files.db_files, files.tasks, *files.policy_files, *files.copy_, *files.task_subsets]
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

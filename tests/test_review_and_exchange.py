@@ -73,7 +73,7 @@ def test_export_then_import_fills_an_empty_memory(project, tmp_path):
 
 def qa(airline, change):
     out = airline.domain
-    domain = LocalizedDomain(out.name, out.db, copy.deepcopy(out.tasks), out.policy)
+    domain = LocalizedDomain(out.name, out.db, copy.deepcopy(out.tasks), dict(out.policies))
     change(domain)
     return validate_domain(airline.source, domain, airline.maps, airline.rules, airline.glossary)
 

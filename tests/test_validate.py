@@ -11,7 +11,7 @@ from jtau.validate import validate_domain
 
 def broken(airline, change) -> list[str]:
     out = airline.domain
-    domain = LocalizedDomain(out.name, copy.deepcopy(out.db), copy.deepcopy(out.tasks), out.policy)
+    domain = LocalizedDomain(out.name, copy.deepcopy(out.db), copy.deepcopy(out.tasks), dict(out.policies))
     change(domain)
     return validate_domain(airline.source, domain, airline.maps, airline.rules).errors
 

@@ -19,6 +19,8 @@ from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
 from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
 from jtau.rules import DomainRules, known_tokens, load_rules
 from jtau.source import SourceDomain, load_domain
+from jtau.source.formats import dump
+from jtau.source.load import read_tasks
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
@@ -132,8 +134,9 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     text = TextFields(recognizer, Renderer(loc, glossary))
     for index, task in enumerate(tasks):
         text.add_task(task, index, rules, problems)
-    holder = {"policy": source.policy}
-    text.add(holder, "policy", POLICY_KIND, rules.files.policy, (), problems)
+    policies = dict(source.policies)
+    for name in policies:
+        text.add(policies, name, POLICY_KIND, name, (), problems)
     raise_problems(problems)
     lap("templates")
 
@@ -149,14 +152,16 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     raise_problems(problems)
     if collisions := loc.collisions():
         raise InputError("entity maps: different source values become the same value", collisions)
-    policy = holder["policy"]
-    localized = LocalizedDomain(domain, db, tasks, policy,
-                                {n: source.raw[n] for n in rules.files.copy_ if n in source.raw})
+    files = rules.files
+    tasks_bytes = dump_json(tasks)
+    copies = {n: source.raw[n] for n in files.copy_ if n in source.raw}
+    copies.update(task_subsets(source, tasks, tasks_bytes))
+    localized = LocalizedDomain(domain, db, tasks, policies, copies)
     outputs = {
-        rules.files.db: dump_json(db),
-        rules.files.tasks: dump_json(tasks),
-        rules.files.policy: policy.encode("utf-8"),
-        **localized.copies,
+        **db_outputs(files, db),
+        files.tasks: tasks_bytes,
+        **{name: text.encode("utf-8") for name, text in policies.items()},
+        **copies,
     }
     tm_bytes = tm.render()
     inputs = {**maps.digests, f"rules/{domain}.yaml": rules.digest,
@@ -171,6 +176,31 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))
+
+
+def db_outputs(files, db) -> dict[str, bytes]:
+    if isinstance(files.db, str):
+        return {files.db: dump(files.db, db)}
+    return {name: dump(name, db[files.db_part(name)]) for name in files.db_files}
+
+
+def task_subsets(source: SourceDomain, tasks: list[dict], tasks_bytes: bytes) -> dict[str, bytes]:
+    """Other task files (telecom's tasks_full.json, tasks_small.json): the localized tasks of
+    the same ids; a byte-identical copy of the tasks file stays a byte-identical copy."""
+    out = {}
+    by_id = {t["id"]: t for t in tasks}
+    for name in source.files.task_subsets:
+        if name not in source.raw:
+            continue
+        if source.raw[name] == source.raw[source.files.tasks]:
+            out[name] = tasks_bytes
+            continue
+        subset = read_tasks(source.path / name, source.raw[name])
+        unknown = [t["id"] for t in subset if t["id"] not in by_id]
+        if unknown:
+            raise InputError(f"{source.path / name}: tasks not in {source.files.tasks}: {', '.join(map(str, unknown[:5]))}")
+        out[name] = dump_json([by_id[t["id"]] for t in subset])
+    return out
 
 
 def _digest(data: bytes) -> str:

@@ -76,18 +76,21 @@ class Review:
                 f'<td>{_e(field.container[field.key])}{extra}</td></tr>')
 
     def policy(self) -> str:
-        field = next(f for f in self.r.text.fields if f.file == self.r.rules.files.policy)
-        out_lines = self.r.domain.policy.split("\n")
-        rows, sections = [], []
-        for number, (en, ja) in enumerate(zip(self.r.source.policy.split("\n"), out_lines), 1):
+        return "".join(self.policy_file(i, name) for i, name in enumerate(self.r.rules.files.policy_files))
+
+    def policy_file(self, index: int, name: str) -> str:
+        field = next(f for f in self.r.text.fields if f.file == name)
+        out_lines = self.r.domain.policies[name].split("\n")
+        anchor = "policy" if index == 0 else f"policy{index}"
+        rows = []
+        for number, (en, ja) in enumerate(zip(self.r.source.policies[name].split("\n"), out_lines), 1):
             if en.startswith("#"):
-                sections.append(number)
-                rows.append(f'<tr><th colspan="3" id="policy-{number}">{_e(ja)}　/　{_e(en.lstrip("# "))}</th></tr>')
+                rows.append(f'<tr><th colspan="3" id="{anchor}-{number}">{_e(ja)}　/　{_e(en.lstrip("# "))}</th></tr>')
             elif en.strip():
-                flag = self.flags(f"{self.r.rules.files.policy}:{number}")
+                flag = self.flags(f"{name}:{number}")
                 rows.append(f'<tr><td class="f">{number}</td><td>{_e(en)}</td><td>{_e(ja)}{flag}</td></tr>')
-        return (f'<h2 id="policy">Policy {self.badges(field)}</h2><table><tr><th class="f">line</th><th>English</th>'
-                f'<th>日本語</th></tr>{"".join(rows)}</table>')
+        return (f'<h2 id="{anchor}">{_e(name)} {self.badges(field)}</h2><table><tr><th class="f">line</th>'
+                f'<th>English</th><th>日本語</th></tr>{"".join(rows)}</table>')
 
     def task(self, index: int, source: dict, output: dict) -> str:
         fields = [f for f in self.r.text.fields if f.file == self.r.rules.files.tasks and f.path[0] == index]

@@ -19,11 +19,33 @@ from jtau.yamlfile import load_yaml
 
 
 class DomainFiles(BaseModel):
+    """The files of a domain.  A domain with several db files (telecom: db.toml and
+    user_db.toml) is localized as one object keyed by file stem (`db`, `user_db`), so its
+    rules' paths start with the stem; several policy files are translated each on its own."""
     model_config = ConfigDict(extra="forbid")
-    db: str
+    db: str | list[str]
     tasks: str
-    policy: str
+    policy: str | list[str]
     copy_: list[str] = Field(default_factory=list, alias="copy")
+    # other task files whose tasks are tasks of `tasks` (by id): written from the localized tasks
+    task_subsets: list[str] = Field(default_factory=list)
+
+    @property
+    def db_files(self) -> list[str]:
+        return [self.db] if isinstance(self.db, str) else list(self.db)
+
+    @property
+    def policy_files(self) -> list[str]:
+        return [self.policy] if isinstance(self.policy, str) else list(self.policy)
+
+    @property
+    def db_label(self) -> str:
+        """How messages name the db: its file, or its files."""
+        return "+".join(self.db_files)
+
+    def db_part(self, name: str) -> str:
+        """The key of one db file in a multi-file db (its stem)."""
+        return name.rsplit(".", 1)[0]
 
 
 class FrozenToken(BaseModel):

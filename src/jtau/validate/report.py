@@ -34,15 +34,19 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     report = Report()
     files = rules.files
     rate = maps.locale.currency.rate
-    if "db" in rules.schemas:
+    if isinstance(files.db, str) and "db" in rules.schemas:
         report.add("schema", check_schema(out.db, rules.schemas["db"], files.db))
+    for name in files.db_files if not isinstance(files.db, str) else []:  # one schema per db file
+        part = files.db_part(name)
+        if part in rules.schemas:
+            report.errors += check_schema(out.db[part], rules.schemas[part], name)
     if "tasks" in rules.schemas:
         report.errors += check_schema(out.tasks, rules.schemas["tasks"], files.tasks, item_schema=True)
     if len(out.tasks) != len(source.tasks) or [t["id"] for t in out.tasks] != [t["id"] for t in source.tasks]:
         report.errors.append(f"{files.tasks}: task ids differ from the source")
         return report
 
-    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, "money"), rate, files.db)
+    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, "money"), rate, files.db_label)
     report.add("db amounts = rate x source", errors, checked)
     task_money = 0
     for tool, table in rules.tools.items():
@@ -60,23 +64,24 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
                                                      files.tasks, prefix)
     report.stats["action amounts = rate x source"] = task_money
     for name, identity in identities(rules).items():
-        src_errors, src_holds = identity(source.db, rules, 1, files.db)
-        errors, holds = identity(out.db, rules, rate, files.db)
+        src_errors, src_holds = identity(source.db, rules, 1, files.db_label)
+        errors, holds = identity(out.db, rules, rate, files.db_label)
         if src_errors == []:
             if holds != src_holds:  # an identity may hold for only some records: as many as before
-                errors = errors + [f"{files.db}: {name}: holds for {holds} records, for {src_holds} in the source"]
+                errors = errors + [f"{files.db_label}: {name}: holds for {holds} records, for {src_holds} in the source"]
             report.add(f"{name} identity holds", errors, f"{holds}/{holds + len(errors)}")
 
     errors, checked = integrity.check_references(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
     report.add("references checked", errors, checked)
-    errors, counts = integrity.check_bijective(source.db, out.db, rules, files.db)
+    errors, counts = integrity.check_bijective(source.db, out.db, rules, files.db_label)
     report.add("distinct values (source = output)", errors, counts)
     errors, checked = integrity.check_passengers(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
     report.add("passengers matched", errors, checked)
 
     regex = leaks.leak_regex(maps)
-    found = (leaks.find_leaks(out.db, files.db, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
-             + leaks.find_leaks({"text": out.policy}, files.policy, regex))
+    found = leaks.find_leaks(out.db, files.db_label, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
+    for name, text in out.policies.items():
+        found += leaks.find_leaks({"text": text}, name, regex)
     report.add("leaks", found, len(found))
 
     errors, warnings, checked = language.check_language(source, out, rules, glossary)
