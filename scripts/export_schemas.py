@@ -12,12 +12,16 @@ from pathlib import Path
 from tau2.data_model.tasks import Task
 from tau2.domains.airline.data_model import FlightDB
 from tau2.domains.retail.data_model import RetailDB
+from tau2.domains.telecom.data_model import TelecomDB
+from tau2.domains.telecom.user_data_model import TelecomUserDB
 
 OUT = Path(__file__).resolve().parents[1] / "src" / "jtau" / "schemas"
 
 SCHEMAS = {
     "airline.db.schema.json": FlightDB,
     "retail.db.schema.json": RetailDB,
+    "telecom.db.schema.json": TelecomDB,
+    "telecom.user_db.schema.json": TelecomUserDB,
     "tasks.schema.json": Task,
 }
 

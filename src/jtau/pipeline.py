@@ -118,7 +118,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
 
-    loc = Localizer(maps)
+    loc = Localizer(maps).use_formats(rules.formats)
     problems: list[Problem] = []
     db = source.fresh_db()
     localize_db(db, rules, loc, problems)

@@ -47,6 +47,7 @@ class Name(Strict):
 class People(Strict):
     given_names: dict[str, Name]
     family_names: dict[str, Name]
+    emails: dict[str, str] = Field(default_factory=dict)  # emails not built from the names
 
 
 class Airport(Strict):
@@ -88,6 +89,15 @@ class Addresses(Strict):
     streets: dict[str, str]
     suite: Suite
     zips: dict[str, str]
+    phones: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("phones")
+    @classmethod
+    def _mobile(cls, phones: dict[str, str]) -> dict[str, str]:
+        for source, target in phones.items():
+            if not re.fullmatch(r"0[789]0-\d{4}-\d{4}", target):
+                raise ValueError(f"{source}: {target!r} is not a mobile number 0X0-NNNN-NNNN")
+        return phones
 
     @field_validator("zips")
     @classmethod
@@ -104,6 +114,8 @@ class Catalog(Strict):
     option_names: dict[str, str]
     option_values: dict[str, str]
     value_aliases: dict[str, str] = Field(default_factory=dict)  # task wording -> value
+    plans: dict[str, str] = Field(default_factory=dict)      # telecom plan names
+    devices: dict[str, str] = Field(default_factory=dict)    # telecom device models
     plain_words: list[str] = Field(default_factory=list)  # values that are ordinary words in text
 
     def value_terms(self) -> frozenset[str]:
@@ -208,6 +220,10 @@ def _check(maps: EntityMaps, docs: dict[str, YamlDoc]) -> None:
     # list_all_product_types keys products by name; option words need only stay apart within
     # one option of one product, which the retail validation checks against the db
     _one_to_one(catalog, "products", dict(maps.catalog.products), problems)
+    _one_to_one(catalog, "plans", dict(maps.catalog.plans), problems)
+    _one_to_one(catalog, "devices", dict(maps.catalog.devices), problems)
+    _one_to_one(people, "emails", dict(maps.people.emails), problems)
+    _one_to_one(addresses, "phones", dict(maps.addresses.phones), problems)
     for alias, value in maps.catalog.value_aliases.items():
         if value not in maps.catalog.option_values:
             problems.append(f"{catalog.where(('value_aliases', alias))}: {value!r} is not in option_values")

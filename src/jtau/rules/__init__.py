@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from jtau.errors import InputError
+from jtau.swap.formats import Format
 from jtau.yamlfile import load_yaml
 
 
@@ -76,6 +77,7 @@ class DomainRules(BaseModel):
     enum_literals: list[str] = Field(default_factory=list)
     schemas: dict[str, str] = Field(default_factory=dict)
     catalog_hints: bool = False       # task text names catalog words the catalog's way
+    formats: dict[str, list[Format]] = Field(default_factory=dict)  # formatted-text kinds
     digest: str = ""
 
 

@@ -153,7 +153,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     maps = load_maps(maps_dir(root))
     localized = LocalizedDomain.read(out_dir, rules)
     jtau = runtime.ja(out_dir, maps, rules)
-    loc = Localizer(maps)
+    loc = Localizer(maps).use_formats(rules.formats)
 
     # a fresh db per environment: validating the dict is twice as fast as a deep model copy
     def make_source(solo_mode=False):

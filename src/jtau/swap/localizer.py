@@ -11,17 +11,19 @@ import re
 from collections.abc import Callable
 
 from jtau.maps.model import EntityMaps, Name
-from jtau.swap.money import MoneyError, convert_amount, convert_expression
+from jtau.swap.formats import convert as convert_format
+from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen
 
 USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
-EMAIL = re.compile(r"^([a-z]+)(\.?)([a-z]*)(\d+)@(.+)$")
+EMAIL = re.compile(r"^([a-z]+)(\.?)([a-z]*)(\d*)@(.+)$")
 ADDRESS1 = re.compile(r"^(\d+) (.+)$")
 
 
 # Kinds the tools compare or look up by: two source values must never become one.  (Names are
 # compared case-insensitively by find_user_id_by_name_zip, but the maps already keep them one
 # to one.)
-KEYS = frozenset({"user_id", "email", "zip", "address1", "product_name"})
+KEYS = frozenset({"user_id", "email", "zip", "address1", "product_name", "phone", "full_name", "plan_name"})
+FULL_NAME = re.compile(r"^(\S+) (\S+)$")
 
 
 class Unmapped(Exception):
@@ -58,13 +60,29 @@ class Localizer:
             "option_name": lambda v: self._lookup(maps.catalog.option_names, "option_name", v),
             "option_value": lambda v: self._lookup(maps.catalog.option_values, "option_value", v),
             "option_wording": self.option_wording,
+            "phone": lambda v: self._lookup(maps.addresses.phones, "phone", v),
+            "full_name": self.full_name,
+            "plan_name": lambda v: self._lookup(maps.catalog.plans, "plan_name", v),
+            "device_model": lambda v: self._lookup(maps.catalog.devices, "device_model", v),
             "money": self.money,
+            "money_text": lambda v: format_yen(self.money(v), maps.locale.currency.suffix),
             "money_expression": self.money_expression,
         }
 
     @property
     def kinds(self) -> list[str]:
         return sorted(self.converters)
+
+    def use_formats(self, formats: dict[str, list]) -> "Localizer":
+        """Add the domain's formatted-text kinds (rules `formats`, see swap/formats.py)."""
+        for kind, table in formats.items():
+            def converter(value, kind=kind, table=table):
+                result = convert_format(table, value, self.convert) if isinstance(value, str) else None
+                if result is None:
+                    raise Unmapped(kind, value, "matches none of the rules' formats")
+                return result
+            self.converters[kind] = converter
+        return self
 
     def convert(self, kind: str, value):
         try:
@@ -110,12 +128,23 @@ class Localizer:
         first, last = self.romaji_pair(match[1], match[2], "user_id", value)
         return f"{first}_{last}_{match[3]}"
 
+    def full_name(self, value):
+        """`John Smith` -> `高橋 健太` (family name first, JA_STYLE.md)."""
+        match = FULL_NAME.match(value) if isinstance(value, str) else None
+        if not match:
+            raise Unmapped("full_name", value, "not of the form 'First Last'")
+        given = self._name(self.maps.people.given_names, "given_name", match[1]).kanji
+        family = self._name(self.maps.people.family_names, "family_name", match[2]).kanji
+        return f"{family} {given}"
+
     def email(self, value):
         """`mei.brown7075@x` -> `mei.suzuki7075@x`.  Mistyped forms stay the same near miss:
         `meibrown7075@` (no dot) and `brown7075@` (one name part) keep their shape."""
+        if isinstance(value, str) and value in self.maps.people.emails:
+            return self.maps.people.emails[value]
         match = EMAIL.match(value) if isinstance(value, str) else None
         if not match:
-            raise Unmapped("email", value, "not of the form first.lastdigits@domain")
+            raise Unmapped("email", value, "not of the form first.lastdigits@domain (nor in people.yaml emails)")
         words, dot, rest, digits, domain = match.groups()
         if dot:
             first, last = self.romaji_pair(words, rest, "email", value)

@@ -88,7 +88,8 @@ def tool_calls(task: dict, rules: DomainRules):
         for path, container, key in jsonpath.find(task, pattern):
             action = container[key]
             if isinstance(action, dict) and isinstance(action.get("arguments"), dict):
-                yield path, action, rules.tools.get(action.get("name"), {})
+                name = action.get("name") or action.get("func_name")  # init actions: func_name
+                yield path, action, rules.tools.get(name, {})
 
 
 def localize_task_structure(task: dict, index: int, rules: DomainRules, loc: Localizer,

@@ -106,6 +106,8 @@ class Recognizer:
             add(street, "STREET", (street,))
         for country in addresses.countries:
             add(country, "COUNTRY", (country,))
+        for phone in addresses.phones:
+            add(phone, "PHONE", (phone,))
         for label in maps.locale.timezones:
             add(label, "TIMEZONE", (label,))
         for surface, term in glossary.surfaces("enforce").items():

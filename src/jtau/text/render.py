@@ -50,6 +50,8 @@ class Renderer:
             return self.loc.convert("zip", value[0])
         if kind == "STREET":
             return self.maps.addresses.streets[value[0]]
+        if kind == "PHONE":
+            return self.loc.convert("phone", value[0])
         if kind == "COUNTRY":
             return self.maps.addresses.countries[value[0]]
         if kind == "STREET_ADDRESS":

@@ -19,10 +19,17 @@ def code_like(word: str) -> bool:
     return "_" in word or any(c.isdigit() for c in word) or (word.isupper() and len(word) <= 5)
 
 
-def without_literals(text: str, literals: frozenset[str]) -> str:
-    """Drop code spans that hold an enum literal (`basic_economy`): a translation may add
-    them beside the Japanese term, so the agent knows the value to pass to a tool."""
-    return CODE_SPAN.sub(lambda m: " " if m[1] in literals else m[0], text)
+QUOTED_MAX = 40
+
+
+def without_literals(text: str, literals: frozenset[str], source: str = "") -> str:
+    """Drop code spans that hold an enum literal (`basic_economy`), or a short string the
+    source has verbatim (a status-bar text such as `📶¹ Poor`, a tool call): a translation
+    may keep them beside the Japanese, so the agent knows what a tool takes or shows."""
+    def keep(span: str) -> bool:
+        return span in literals or (len(span) <= QUOTED_MAX and "{" not in span and span in source)
+
+    return CODE_SPAN.sub(lambda m: " " if keep(m[1]) else m[0], text)
 
 
 def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] = frozenset(),
@@ -30,7 +37,7 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     if not isinstance(answer, str) or not answer.strip():
         return ["empty answer"]
     full_answer = answer
-    source, answer = without_literals(source, literals), without_literals(answer, literals)
+    source, answer = without_literals(source, literals, source), without_literals(answer, literals, source)
     found: list[str] = []
     want, got = Counter(PLACEHOLDER.findall(source)), Counter(PLACEHOLDER.findall(answer))
     for name in sorted(want | got):

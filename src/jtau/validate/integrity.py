@@ -13,7 +13,8 @@ def key_sets(db, rules: DomainRules) -> dict[str, set]:
     """Argument name -> the set of db keys it may refer to."""
     out = {}
     for argument, pattern in rules.references.items():
-        out[argument] = {key for _, _, key in jsonpath.find(db, pattern)}
+        keys = pattern.endswith(jsonpath.KEYS)  # `users@key`: the keys; else the values
+        out[argument] = {key if keys else container[key] for _, container, key in jsonpath.find(db, pattern)}
     return out
 
 

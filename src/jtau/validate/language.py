@@ -50,8 +50,8 @@ class FrozenTokens:
         return text
 
 
-def english_left(text: str, allow: frozenset[str], literals: frozenset[str]) -> list[str]:
-    bare = IDS.sub(" ", without_literals(text, literals))
+def english_left(text: str, allow: frozenset[str], literals: frozenset[str], source: str = "") -> list[str]:
+    bare = IDS.sub(" ", without_literals(text, literals, source))
     return sorted({w for w in LATIN_WORD.findall(bare) if w not in allow and not code_like(w)})
 
 
@@ -60,7 +60,7 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     errors, warnings = [], []
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
-    words = english_left(frozen.strip(output), glossary.allow_latin, literals)
+    words = english_left(frozen.strip(output), glossary.allow_latin, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
         warnings.append(f"{where}: {state}: {', '.join(words[:6])}{' ...' if len(words) > 6 else ''}")
