@@ -10,28 +10,48 @@ from pathlib import Path
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JaDomain
 
 
 @dataclass(frozen=True)
 class RuntimeDomain:
-    source: str          # tau2's domain name (airline)
-    name: str            # the J-tau domain's name in tau2's registry (airline_ja)
-    db_model: str        # tau2's db model, "module:Class"
+    source: str                 # tau2's domain name (airline)
+    name: str                   # the J-tau domain's name in tau2's registry (airline_ja)
+    db_models: dict[str, str]   # db part ("" for a one-file db) -> tau2's model, "module:Class"
 
-    def ja(self, folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:
+    def ja(self, folder: Path, maps: EntityMaps, rules: DomainRules):
         module = importlib.import_module(f"jtau.runtime.{self.source}")
-        return getattr(module, self.name)(folder, maps, rules)
+        return getattr(module, self.name.replace("-", "_"))(folder, maps, rules)
 
     def source_environment(self):
         return importlib.import_module(f"tau2.domains.{self.source}.environment").get_environment
 
-    def model(self) -> type:
-        module, cls = self.db_model.split(":")
-        return getattr(importlib.import_module(module), cls)
+    def models(self) -> dict[str, type]:
+        out = {}
+        for part, path in self.db_models.items():
+            module, cls = path.split(":")
+            out[part] = getattr(importlib.import_module(module), cls)
+        return out
+
+    def databases(self, db) -> dict:
+        """Keyword arguments of an environment constructor for this (localized or source) db:
+        {"db": FlightDB} or, for telecom, {"db": TelecomDB, "user_db": TelecomUserDB}."""
+        models = self.models()
+        if "" in models:
+            return {"db": models[""].model_validate(db)}
+        return {part: model.model_validate(db[part]) for part, model in models.items()}
+
+    @staticmethod
+    def dump(env) -> dict:
+        """The final state of an environment as the rules see the db."""
+        if getattr(env, "user_tools", None) is not None and getattr(env.user_tools, "db", None) is not None:
+            return {"db": env.tools.db.model_dump(), "user_db": env.user_tools.db.model_dump()}
+        return env.tools.db.model_dump()
 
 
 RUNTIME = {
-    "airline": RuntimeDomain("airline", "airline_ja", "tau2.domains.airline.data_model:FlightDB"),
-    "retail": RuntimeDomain("retail", "retail_ja", "tau2.domains.retail.data_model:RetailDB"),
+    "airline": RuntimeDomain("airline", "airline_ja", {"": "tau2.domains.airline.data_model:FlightDB"}),
+    "retail": RuntimeDomain("retail", "retail_ja", {"": "tau2.domains.retail.data_model:RetailDB"}),
+    "telecom": RuntimeDomain("telecom", "telecom_ja", {
+        "db": "tau2.domains.telecom.data_model:TelecomDB",
+        "user_db": "tau2.domains.telecom.user_data_model:TelecomUserDB"}),
 }

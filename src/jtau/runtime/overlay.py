@@ -94,3 +94,7 @@ class JaDomain:
 
     def get_tasks_split(self) -> dict[str, list[str]]:
         return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
+
+    def registrations(self) -> list[tuple[str, object, object, object]]:
+        """(name, environment constructor, tasks loader, splits loader) for tau2's registry."""
+        return [(self.name, self.get_environment, self.get_tasks, self.get_tasks_split)]

@@ -26,7 +26,7 @@ from jtau.runtime.overlay import JaDomain
 
 
 def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
-    """Every J-tau domain by its tau2 name (airline_ja, retail_ja)."""
+    """Every J-tau domain by its tau2 name (airline_ja, retail_ja, telecom_ja)."""
     root = root or project_root()
     maps = load_maps(maps_dir(root))
     return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()}
@@ -42,11 +42,13 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     if USER_JA not in registry.get_users():
         registry.register_user(JapaneseUserSimulator, USER_JA)
     names = []
-    for name, domain in jtau_domains(root).items():
-        if name not in registry.get_domains():
-            registry.register_domain(domain.get_environment, name)
-            registry.register_tasks(domain.get_tasks, name, get_task_splits=domain.get_tasks_split)
-        names.append(name)
+    for domain in jtau_domains(root).values():
+        for name, environment, tasks, splits in domain.registrations():
+            if environment is not None and name not in registry.get_domains():
+                registry.register_domain(environment, name)
+            if name not in registry.get_task_sets():
+                registry.register_tasks(tasks, name, get_task_splits=splits)
+            names.append(name)
     return names
 
 

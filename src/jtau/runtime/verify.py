@@ -45,6 +45,7 @@ class TaskCheck:
     reward_source: float | None
     reward_localized: float | None
     problems: list[str] = field(default_factory=list)
+    assertions: int = 0
 
     @property
     def ok(self) -> bool:
@@ -70,6 +71,17 @@ def replay(make_env, task: Task):
         outcomes.append(_outcome(response))
         trajectory += [AssistantMessage(role="assistant", tool_calls=[call]), response]
     return env, trajectory, outcomes
+
+
+def assertions(env, task: Task) -> list[str]:
+    """Each env assertion of the task on the final environment: holds, fails, or error."""
+    out = []
+    for assertion in (task.evaluation_criteria.env_assertions if task.evaluation_criteria else None) or []:
+        try:
+            out.append("holds" if env.run_env_assertion(assertion, raise_assertion_error=False) else "fails")
+        except Exception as exc:  # noqa: BLE001 - an assertion that errs is an outcome to compare
+            out.append(f"error: {type(exc).__name__}")
+    return out
 
 
 def differences(expected, actual, path=(), out=None) -> list[str]:
@@ -145,7 +157,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     if domain not in RUNTIME:
         raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
     runtime = RUNTIME[domain]
-    db_model, source_environment = runtime.model(), runtime.source_environment()
+    source_environment = runtime.source_environment()
     logger.remove()  # tau2 logs every tool response at DEBUG level
     start = time.perf_counter()
     rules = load_rules(domain)
@@ -157,13 +169,13 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
 
     # a fresh db per environment: validating the dict is twice as fast as a deep model copy
     def make_source(solo_mode=False):
-        return source_environment(db=db_model.model_validate(source.db), solo_mode=solo_mode)
+        return source_environment(**runtime.databases(source.db), solo_mode=solo_mode)
 
     def make_localized(solo_mode=False):
-        return jtau.get_environment(db=db_model.model_validate(localized.db), solo_mode=solo_mode)
+        return jtau.get_environment(**runtime.databases(localized.db), solo_mode=solo_mode)
 
-    source_start = db_model.model_validate(source.db).model_dump()
-    localized_start = db_model.model_validate(localized.db).model_dump()
+    source_start = runtime.dump(make_source())
+    localized_start = runtime.dump(make_localized())
     checks = [initial_check(source_start, localized_start, rules, loc)]
     for s_raw, l_raw in zip(source.tasks, localized.tasks):
         if tasks and s_raw["id"] not in tasks:
@@ -176,8 +188,14 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
             if a != b:
                 action = s_task.evaluation_criteria.actions[index]
                 check.problems.append(f"action {index} {action.name}: {a} on the source, {b} localized")
-        diffs, problems = compare_final(source_start, s_env.tools.db.model_dump(),
-                                        localized_start, l_env.tools.db.model_dump(), rules, loc)
+        diffs, problems = compare_final(source_start, runtime.dump(s_env),
+                                        localized_start, runtime.dump(l_env), rules, loc)
+        s_asserts, l_asserts = assertions(s_env, s_task), assertions(l_env, l_task)
+        check.assertions = len(s_asserts)
+        for index, (a, b) in enumerate(zip(s_asserts, l_asserts)):
+            if a != b:
+                name = s_task.evaluation_criteria.env_assertions[index].func_name
+                check.problems.append(f"env assertion {index} {name}: {a} on the source, {b} localized")
         check.problems += [f"localizing the source final db: {p}" for p in problems]
         check.db_equal = not diffs
         check.problems += [f"final db differs at {d}" for d in diffs]

@@ -41,6 +41,8 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
             renames.append((pattern, kind))
             continue
         for path, container, key in list(jsonpath.find(data, pattern)):
+            if container[key] is None:  # an optional value not set (tau2 dumps it as null)
+                continue
             try:
                 container[key] = loc.convert(kind, container[key])
             except Unmapped as exc:

@@ -25,9 +25,11 @@ QUOTED_MAX = 40
 def without_literals(text: str, literals: frozenset[str], source: str = "") -> str:
     """Drop code spans that hold an enum literal (`basic_economy`), or a short string the
     source has verbatim (a status-bar text such as `📶¹ Poor`, a tool call): a translation
-    may keep them beside the Japanese, so the agent knows what a tool takes or shows."""
+    may keep them beside the Japanese, so the agent knows what a tool takes or shows.  A longer
+    copied span must look like code (a call, an identifier), not an English sentence."""
     def keep(span: str) -> bool:
-        return span in literals or (len(span) <= QUOTED_MAX and "{" not in span and span in source)
+        copied = "{" not in span and span in source  # a tool call or a string a tool shows
+        return span in literals or (copied and (len(span) <= QUOTED_MAX or any(c in span for c in "_(=")))
 
     return CODE_SPAN.sub(lambda m: " " if keep(m[1]) else m[0], text)
 
