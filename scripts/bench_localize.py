@@ -1,4 +1,4 @@
-"""Benchmark: `jtau localize airline` against merely loading and writing the same files.
+"""Benchmark: `jtau localize DOMAIN` against merely loading and writing the same files.
 
 Both are measured in this one run, on this machine, so the ratio is comparable across
 machines.  Each side runs REPEAT times; the best time counts (least disturbed by noise).
@@ -11,8 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import tempfile
+import tomllib
 import time
 from pathlib import Path
+
+import tomli_w
 
 from jtau.pipeline import finish, localize
 from jtau.project import project_root
@@ -46,10 +49,12 @@ def main() -> None:
         def baseline() -> None:
             for name in names:
                 path = folder / name
+                (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
                 if name.endswith(".json"):
                     data = json.loads(path.read_bytes())
-                    (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
                     (out / "plain" / name).write_text(json.dumps(data, ensure_ascii=False, indent=4) + "\n")
+                elif name.endswith(".toml"):
+                    (out / "plain" / name).write_text(tomli_w.dumps(tomllib.loads(path.read_text())))
                 else:
                     (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
                     (out / "plain" / name).write_text(path.read_text())

@@ -72,3 +72,9 @@ def retail_source(domains_dir, retail):
     """The retail source db as on disk and the repaired source tasks."""
     folder = domains_dir / "retail"
     return {"db": json.loads((folder / "db.json").read_text()), "tasks": retail.source.tasks}
+
+
+@pytest.fixture(scope="session")
+def telecom(domains_dir):
+    """One localization of the real telecom domain, shared by the read-only tests."""
+    return localize("telecom", ROOT, domains_dir)

@@ -174,7 +174,9 @@ def test_retail_ja_runs_in_tau2_with_whole_yen_and_japanese_tools():
     found = call("find_user_id_by_name_zip", first_name=user["name"]["first_name"],
                  last_name=user["name"]["last_name"], zip=user["address"]["zip"])
     assert not found.error and found.content == user["user_id"]
-    names = json.loads(call("list_all_product_types").content)
+    listed = call("list_all_product_types").content
+    assert "\\u" not in listed
+    names = json.loads(listed)
     assert len(names) == 50 and "水筒" in names
 
 

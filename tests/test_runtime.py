@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -60,7 +61,8 @@ def test_fees_are_in_yen(airline_ja):
 def test_registry_entry_point_runs_a_task_from_tau2s_side():
     from tau2.registry import registry
 
-    assert register(ROOT, registry) == ["airline_ja", "retail_ja"]
+    assert register(ROOT, registry) == ["airline_ja", "retail_ja", "telecom_ja", "telecom-workflow_ja",
+                                        "telecom_full_ja", "telecom_small_ja"]
     assert "airline_ja" in registry.get_domains()
     tasks = registry.get_tasks_loader("airline_ja")("base")
     task = next(t for t in tasks if t.id == "8")
@@ -156,3 +158,12 @@ def test_verify_reports_a_corrupted_user_id(tmp_path):
     checks = {c["task"]: c for c in json.loads(report.read_text())}
     assert "action 0 get_user_details: ok on the source, error localized" in checks["2"]["problems"]
     assert any("users.naoki_murakami_9847: missing" in p for p in checks["(initial db)"]["problems"])
+
+
+def test_tool_results_reach_the_agent_as_japanese_characters_not_escapes(airline_ja):
+    env = airline_ja.get_environment()
+    user = next(iter(env.tools.db.users))
+    result = env.get_response(ToolCall(id="1", name="get_user_details", arguments={"user_id": user},
+                                       requestor="assistant"))
+    assert "\\u" not in result.content and re.search(r"[\u4e00-\u9fff]", result.content)
+    assert json.loads(result.content)["user_id"] == user

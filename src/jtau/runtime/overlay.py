@@ -68,6 +68,23 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
     return type(name, (base,), attrs)
 
 
+class JapaneseJson:
+    """Tool results as the agent reads them: tau2 dumps them with `json.dumps` defaults, which
+    writes every Japanese character as a \\uXXXX escape ("\\u9ad8\\u6a4b" for 高橋).  A J-tau
+    agent reads the characters themselves; the values are unchanged."""
+
+    @classmethod
+    def to_json_str(cls, resp) -> str:
+        text = super().to_json_str(resp)
+        if isinstance(resp, str):
+            return text
+        return json.dumps(json.loads(text), ensure_ascii=False)
+
+
+class JaEnvironment(JapaneseJson, Environment):
+    """tau2's Environment, with tool results in readable Japanese."""
+
+
 class JaDomain:
     """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
     read from the localized folder (`data/domains/<domain>/`)."""
@@ -81,7 +98,7 @@ class JaDomain:
         if db is None:
             db = self.db_model.load(str(self.folder / "db.json"))
         policy = (self.folder / "policy.md").read_text(encoding="utf-8")
-        return Environment(domain_name=self.name, policy=policy, tools=self.tools(db))
+        return JaEnvironment(domain_name=self.name, policy=policy, tools=self.tools(db))
 
     def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
         tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]

@@ -1,7 +1,8 @@
 """The `retail_ja` environment: tau2's retail tools with their locale facts localized.
 
 tau2's retail tools hold less locale than airline's: `calculate` rounds to cents (J-tau:
-whole yen) and the descriptions are English (J-tau: `retail_tools.ja.yaml`).  Every other
+whole yen), `list_all_product_types` escapes the (Japanese) names, and the descriptions are
+English (J-tau: `retail_tools.ja.yaml`).  Every other
 behaviour, including the refund and gift-card arithmetic, is tau2's own and is exact on
 whole-yen amounts.  `jtau verify retail` proves it: the same golden actions succeed and fail
 on both sides and give the localized final database.
@@ -9,6 +10,7 @@ on both sides and give the localized final database.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tau2.domains.retail.data_model import RetailDB
@@ -21,9 +23,15 @@ from jtau.runtime.overlay import JaDomain, descriptions, overlay_class, whole_ye
 DOMAIN = "retail_ja"
 
 
+def list_all_product_types(self) -> str:
+    """tau2 dumps the name -> id table itself, escaping every Japanese character."""
+    return json.dumps({p.name: p.product_id for p in self.db.products.values()}, sort_keys=True, ensure_ascii=False)
+
+
 def tools_class(maps: EntityMaps, rules: DomainRules) -> type[RetailTools]:
     """tau2's RetailTools with the overlay."""
-    return overlay_class(RetailTools, "JTauRetailTools", {"calculate": whole_yen_calculate}, descriptions("retail"))
+    overrides = {"calculate": whole_yen_calculate, "list_all_product_types": list_all_product_types}
+    return overlay_class(RetailTools, "JTauRetailTools", overrides, descriptions("retail"))
 
 
 def retail_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:

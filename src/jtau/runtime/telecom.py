@@ -26,7 +26,7 @@ from tau2.domains.telecom.user_tools import TelecomUserTools
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import descriptions, overlay_class
+from jtau.runtime.overlay import JapaneseJson, descriptions, overlay_class
 from jtau.swap.money import format_yen
 
 DOMAIN = "telecom_ja"
@@ -82,6 +82,10 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
     return agent, user
 
 
+class JaTelecomEnvironment(JapaneseJson, TelecomEnvironment):
+    """tau2's TelecomEnvironment, with tool results in readable Japanese."""
+
+
 class TelecomJa:
     """J-tau telecom for tau2's registry: environments with the manual or the workflow policy,
     tasks and splits, all read from the localized folder."""
@@ -104,7 +108,7 @@ class TelecomJa:
                         solo_mode: bool = False, policy_type: str = "manual") -> TelecomEnvironment:
         db = db if db is not None else TelecomDB.load(str(self.folder / "db.toml"))
         user_db = user_db if user_db is not None else TelecomUserDB.load(str(self.folder / "user_db.toml"))
-        env = TelecomEnvironment(domain_name=DOMAIN if policy_type == "manual" else WORKFLOW,
+        env = JaTelecomEnvironment(domain_name=DOMAIN if policy_type == "manual" else WORKFLOW,
                                  policy=self._policy(solo_mode, policy_type),
                                  tools=self.tools(db), user_tools=self.user_tools(user_db))
         if solo_mode:

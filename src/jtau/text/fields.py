@@ -37,6 +37,7 @@ class TextFields:
     def __init__(self, recognizer: Recognizer, renderer: Renderer):
         self.recognizer, self.renderer = recognizer, renderer
         self.fields: list[Field] = []
+        self._pieces: dict[str, list] = {}
 
     # --- pass 1 ------------------------------------------------------------------------------
 
@@ -47,8 +48,11 @@ class TextFields:
         if PLACEHOLDER.search(text):
             problems.append(Problem(file, path, "text", text[:60], "source text already has a {PLACEHOLDER}"))
             return
-        pieces = [self.recognizer.templatize(p.text) if p.translate else p.text for p in segment(text)]
-        self.fields.append(Field(container, key, file, path, kind, pieces))
+        pieces = self._pieces.get(text)
+        if pieces is None:  # the same text recurs (telecom: 2,285 tasks from 15 scenarios)
+            pieces = self._pieces[text] = [self.recognizer.templatize(p.text) if p.translate else p.text
+                                           for p in segment(text)]
+        self.fields.append(Field(container, key, file, path, kind, list(pieces)))
 
     def add_task(self, task: dict, index: int, rules: DomainRules, problems: list[Problem]) -> None:
         file = rules.files.tasks
@@ -69,9 +73,14 @@ class TextFields:
     # --- pass 2 ------------------------------------------------------------------------------
 
     def render(self, target: Callable[[Template, str], str], problems: list[Problem]) -> None:
+        done: dict[tuple[str, str], str] = {}
         for f in self.fields:
+            source = f.container[f.key]
+            if (source, f.kind) in done:
+                f.container[f.key] = done[(source, f.kind)]
+                continue
             try:
-                f.container[f.key] = "".join(
+                f.container[f.key] = done[(source, f.kind)] = "".join(
                     self.renderer.render(target(p, f.kind), p) if isinstance(p, Template) else p
                     for p in f.pieces)
             except Unmapped as exc:

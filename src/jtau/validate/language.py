@@ -81,9 +81,12 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary) -> tuple
     for name, text in source.policies.items():
         fields += [(f"{name}:{n}", s, o) for n, (s, o) in
                    enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]
+    seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for where, s, o in fields:
         count += 1
-        e, w = check_field(where, s, o, glossary, literals, frozen)
-        errors += e
-        warnings += w
+        if (s, o) not in seen:  # problems are the same wherever a pair recurs; named once
+            seen[(s, o)] = check_field(where, s, o, glossary, literals, frozen)
+            e, w = seen[(s, o)]
+            errors += e
+            warnings += w
     return errors, warnings, count
