@@ -106,6 +106,31 @@ class Review:
                 f'<table><tr><th class="f">field</th><th>English</th><th>日本語</th></tr>{"".join(rows)}</table>'
                 + (f'<h3>Tool calls: values swapped</h3><div class="swap">{_e(", ".join(actions))}</div>' if actions else ""))
 
+    def groups(self) -> dict[int, list[str]]:
+        """Tasks with the same text are shown once (telecom: 2,285 tasks from a few scenarios):
+        first task index -> ids of the others."""
+        first: dict[tuple, int] = {}
+        out: dict[int, list[str]] = {}
+        texts: dict[int, list[str]] = {}
+        for f in self.r.text.fields:
+            if f.file == self.r.rules.files.tasks:
+                texts.setdefault(f.path[0], []).append(str(_get(self.r.source.tasks[f.path[0]], f.path[1:])))
+        for index, task in enumerate(self.r.source.tasks):
+            key = tuple(texts.get(index, [])) or (index,)
+            if key in first:
+                out[first[key]].append(str(task["id"]))
+            else:
+                first[key] = index
+                out[index] = []
+        return out
+
+    @staticmethod
+    def same_text(others: list[str]) -> str:
+        if not others:
+            return ""
+        listed = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        return f'<p class="reason">Same text in {len(others)} more tasks: {_e(listed)}</p>'
+
     @staticmethod
     def action_swaps(source: dict, output: dict) -> list[str]:
         found = []
@@ -135,9 +160,11 @@ class Review:
                    + (f' <span class="st missing">missing {t.untranslated}</span>' if t.untranslated else "")
                    + f". Task repairs: {len(r.repairs.report.applied)}. Validation errors: {len(r.report.errors)}, "
                    f"QA warnings: {len(r.report.warnings)}.</p>")
+        groups = self.groups()
         nav = "<nav><a href='#policy'>policy</a>" + "".join(
-            f"<a href='#task-{_e(s['id'])}'>{_e(s['id'])}</a>" for s in r.source.tasks) + "</nav>"
-        tasks = "".join(self.task(i, s, o) for i, (s, o) in enumerate(zip(r.source.tasks, r.domain.tasks)))
+            f"<a href='#task-{_e(r.source.tasks[i]['id'])}'>{_e(r.source.tasks[i]['id'])}</a>" for i in groups) + "</nav>"
+        tasks = "".join(self.task(i, r.source.tasks[i], r.domain.tasks[i]) + self.same_text(others)
+                        for i, others in groups.items())
         return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau review: {_e(r.rules.name)}"
                 f"</title><style>{STYLE}</style></head><body><h1>J-tau review: {_e(r.rules.name)}</h1>{summary}{nav}"
                 f"{self.policy()}{tasks}</body></html>\n")
