@@ -167,3 +167,25 @@ def test_tool_results_reach_the_agent_as_japanese_characters_not_escapes(airline
                                        requestor="assistant"))
     assert "\\u" not in result.content and re.search(r"[\u4e00-\u9fff]", result.content)
     assert json.loads(result.content)["user_id"] == user
+
+
+@pytest.mark.parametrize("said, reward", [
+    ("合計は162,800円です。", 1.0), ("合計は16万2,800円です。", 1.0), ("合計は16万2800円です。", 1.0),
+    ("合計は１６２，８００円です。", 1.0), ("合計は十六万二千八百円です。", 1.0), ("合計は162,900円です。", 0.0),
+])
+def test_communicate_accepts_japanese_amounts_on_j_tau_only(said, reward):
+    from tau2.data_model.message import AssistantMessage, UserMessage
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+    from tau2.registry import registry
+
+    register(ROOT, registry)
+    task = next(t for t in registry.get_tasks_loader("airline_ja")("base") if t.id == "7")
+    assert task.evaluation_criteria.communicate_info == ["162800"]
+    messages = [UserMessage(role="user", content="いくらになりますか？"), AssistantMessage(role="assistant", content=said)]
+    run = SimulationRun(id="x", task_id="7", start_time="", end_time="", duration=0.0,
+                        termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+    ja = evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "airline_ja")
+    assert ja.reward == reward
+    english = evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "airline")  # tau2's own grading
+    assert english.reward == (1.0 if said == "合計は162,800円です。" else 0.0)

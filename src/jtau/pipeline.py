@@ -25,6 +25,7 @@ from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
 from jtau.text.fields import TextFields
+from jtau.text.graph import labels, with_labels
 from jtau.translate.client import Endpoint, MTClient, Settings
 from jtau.translate.engine import Stats, Translator
 from jtau.translate.tm import TranslationMemory
@@ -137,6 +138,10 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     policies = dict(source.policies)
     for name in policies:
         text.add(policies, name, POLICY_KIND, name, (), problems)
+    graph_labels = {name: labels(graph) for name, graph in source.graphs.items()}
+    for name, texts in graph_labels.items():
+        for index in range(len(texts)):
+            text.add(texts, index, POLICY_KIND, name, (index,), problems)
     raise_problems(problems)
     lap("templates")
 
@@ -156,6 +161,8 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     tasks_bytes = dump_json(tasks)
     copies = {n: source.raw[n] for n in files.copy_ if n in source.raw}
     copies.update(task_subsets(source, tasks, tasks_bytes))
+    copies.update({name: with_labels(source.graphs[name], texts).encode("utf-8")
+                   for name, texts in graph_labels.items()})
     localized = LocalizedDomain(domain, db, tasks, policies, copies)
     outputs = {
         **db_outputs(files, db),

@@ -30,6 +30,8 @@ class DomainFiles(BaseModel):
     copy_: list[str] = Field(default_factory=list, alias="copy")
     # other task files whose tasks are tasks of `tasks` (by id): written from the localized tasks
     task_subsets: list[str] = Field(default_factory=list)
+    # Graphviz diagrams whose labels are translated like the policy (text/graph.py)
+    graphs: list[str] = Field(default_factory=list)
 
     @property
     def db_files(self) -> list[str]:

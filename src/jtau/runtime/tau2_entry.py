@@ -21,6 +21,7 @@ from loguru import logger
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
+from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.domains import RUNTIME
 from jtau.runtime.overlay import JaDomain
 
@@ -34,7 +35,7 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
 
 def register(root: Path | None = None, registry=None) -> list[str]:
     """Register every J-tau domain (environment and tasks), and the Japanese user simulator,
-    in tau2's registry."""
+    in tau2's registry; grade their communicate_info fairly (runtime/communicate.py)."""
     if registry is None:
         from tau2.registry import registry
     from jtau.runtime.user import NAME as USER_JA, JapaneseUserSimulator
@@ -49,6 +50,7 @@ def register(root: Path | None = None, registry=None) -> list[str]:
             if name not in registry.get_task_sets():
                 registry.register_tasks(tasks, name, get_task_splits=splits)
             names.append(name)
+    install_communicate(set(names))  # Japanese amount notations pass the communicate check
     return names
 
 

@@ -31,6 +31,7 @@ class SourceDomain:
     tasks: list[dict]
     policies: dict[str, str]          # policy file -> text
     files: DomainFiles
+    graphs: dict[str, str] = field(default_factory=dict)  # diagram file -> Graphviz text
     raw: dict[str, bytes] = field(default_factory=dict)
 
     def digests(self) -> dict[str, str]:
@@ -68,7 +69,7 @@ def read_text(path: Path, data: bytes) -> str:
 
 def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     files = rules.files
-    needed = [*files.db_files, files.tasks, *files.policy_files]
+    needed = [*files.db_files, files.tasks, *files.policy_files, *files.graphs]
     folder = find_domain_dir(rules.name, needed, source)
     raw = {name: (folder / name).read_bytes() for name in needed}
     for name in [*files.copy_, *files.task_subsets]:
@@ -77,4 +78,6 @@ def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     db = read_db(folder, files, raw)
     tasks = read_tasks(folder / files.tasks, raw[files.tasks])
     policies = {name: read_text(folder / name, raw[name]) for name in files.policy_files}
-    return SourceDomain(name=rules.name, path=folder, db=db, tasks=tasks, policies=policies, files=files, raw=raw)
+    graphs = {name: read_text(folder / name, raw[name]) for name in files.graphs}
+    return SourceDomain(name=rules.name, path=folder, db=db, tasks=tasks, policies=policies, files=files, raw=raw,
+                        graphs=graphs)
