@@ -83,3 +83,21 @@ def test_a_value_outside_the_tau2_data_model_is_a_schema_error(airline):
         d.db["reservations"]["4WQ150"]["cabin"] = "first"
     errors = broken(airline, change)
     assert any(e.startswith("db.json: reservations.4WQ150.cabin: schema:") for e in errors), errors
+
+
+def test_an_id_glued_to_its_label_is_reported(airline):
+    task = next(i for i, t in enumerate(airline.domain.tasks) if "予約ID XEHM4B" in json_text(t))
+
+    def change(d):
+        instructions = d.tasks[task]["user_scenario"]["instructions"]
+        for key, value in instructions.items():
+            if isinstance(value, str) and "予約ID XEHM4B" in value:
+                instructions[key] = value.replace("予約ID XEHM4B", "予約IDXEHM4B")
+    errors = broken(airline, change)
+    assert len(errors) == 1 and "id glued to its label" in errors[0] and f"[{task}]." in errors[0]
+
+
+def json_text(task) -> str:
+    import json
+
+    return json.dumps(task, ensure_ascii=False)

@@ -55,11 +55,19 @@ def english_left(text: str, allow: frozenset[str], literals: frozenset[str], sou
     return sorted({w for w in LATIN_WORD.findall(bare) if w not in allow and not code_like(w)})
 
 
+# A label such as 予約ID or 注文番号 glued to the id it introduces (予約IDXEHM4B): unreadable, and
+# an agent copying the id may take the label's letters with it.
+GLUED_ID = re.compile(r"ID(?=[A-Za-z0-9#])|番号(?=[A-Za-z#])")
+
+
 def check_field(where: str, source: str, output: str, glossary: Glossary,
                 literals: frozenset[str], frozen: FrozenTokens) -> tuple[list[str], list[str]]:
     errors, warnings = [], []
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
+    if glued := GLUED_ID.search(output):
+        errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
+                      "(write 予約ID XEHM4B or 予約ID：XEHM4B)")
     words = english_left(frozen.strip(output), glossary.allow_latin, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
