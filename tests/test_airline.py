@@ -170,12 +170,12 @@ def test_golden_passengers_match_the_same_db_records(airline, airline_source):
     assert checked == 17
 
 
-def test_kevin_and_the_silvia_typo_stay_what_they_were(airline):
+def test_kevin_stays_kevin_and_the_silvia_typo_is_repaired(airline):
     task8 = next(t for t in airline.domain.tasks if t["id"] == "8")
     booking = task8["evaluation_criteria"]["actions"][-1]["arguments"]
     assert booking["passengers"][1] == {"first_name": "浩二", "last_name": "高橋", "dob": "2001-04-12"}
     assertion = task8["evaluation_criteria"]["nl_assertions"][2]
-    assert "高橋 浩二" in assertion and "渡部 咲良" in assertion  # near miss of 渡辺 咲良 kept
+    assert "高橋 浩二" in assertion and "渡辺 咲良" in assertion  # task_patches/airline/task_008.yaml
 
 
 def test_two_runs_are_byte_identical(airline, domains_dir):
