@@ -189,3 +189,15 @@ def test_communicate_accepts_japanese_amounts_on_j_tau_only(said, reward):
     assert ja.reward == reward
     english = evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "airline")  # tau2's own grading
     assert english.reward == (1.0 if said == "合計は162,800円です。" else 0.0)
+
+
+def test_the_japanese_simulator_reads_japanese_scenario_labels(airline_ja):
+    from tau2.registry import registry
+
+    register(ROOT, registry)
+    task = next(t for t in airline_ja.get_tasks() if t.id == "0")
+    user = registry.get_user_constructor("user_simulator_ja")(instructions=str(task.user_scenario), llm="none")
+    prompt = user.system_prompt
+    assert "問い合わせの理由：" in prompt and "タスクの指示：" in prompt
+    assert "Reason for call" not in prompt and "Task instructions" not in prompt
+    assert "担当者に問い合わせる" not in prompt and "エージェントに問い合わせる" in prompt
