@@ -108,7 +108,7 @@ def test_a_phone_map_that_is_not_one_to_one_is_an_input_error(project, tmp_path)
 
 def test_broken_toml_names_file_and_line(tmp_path, domains_dir):
     source = tmp_path / "domains" / "telecom"
-    shutil.copytree(domains_dir / "telecom", source, ignore=shutil.ignore_patterns("workflows"))
+    shutil.copytree(domains_dir / "telecom", source, ignore=shutil.ignore_patterns("*.png", "*.pdf", "__pycache__"))
     text = (source / "db.toml").read_text().splitlines()
     text[2] = 'name = "Basic Plan'
     (source / "db.toml").write_text("\n".join(text) + "\n")
@@ -120,7 +120,7 @@ def test_broken_toml_names_file_and_line(tmp_path, domains_dir):
 
 def test_a_task_phone_missing_from_the_map_is_reported_with_its_path(tmp_path, domains_dir):
     source = tmp_path / "domains" / "telecom"
-    shutil.copytree(domains_dir / "telecom", source, ignore=shutil.ignore_patterns("workflows"))
+    shutil.copytree(domains_dir / "telecom", source, ignore=shutil.ignore_patterns("*.png", "*.pdf", "__pycache__"))
     tasks = json.loads((source / "tasks.json").read_text())
     tasks[5]["initial_state"]["initialization_actions"][0]["arguments"]["phone_number"] = "555-123-9999"
     (source / "tasks.json").write_text(json.dumps(tasks))
