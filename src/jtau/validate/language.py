@@ -57,7 +57,7 @@ def english_left(text: str, allow: frozenset[str], literals: frozenset[str], sou
 
 # A label such as 予約ID or 注文番号 glued to the id it introduces (予約IDXEHM4B): unreadable, and
 # an agent copying the id may take the label's letters with it.
-GLUED_ID = re.compile(r"ID(?=[A-Za-z0-9#])|番号(?=[A-Za-z#])")
+GLUED_ID = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])ID(?=[A-Za-z0-9#])|番号(?=[A-Za-z#])")
 
 
 def check_field(where: str, source: str, output: str, glossary: Glossary,
