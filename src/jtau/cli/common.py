@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from jtau import __version__, rules
@@ -33,10 +35,16 @@ def domains(domain: str) -> list[str]:
     return [domain]
 
 
+def say_error(message: str, details: list[str] = ()) -> None:
+    """One error line (and an indented line per detail), printed literally: file names and
+    values are user data, never rich markup, and a line is never wrapped."""
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True, highlight=False)
+    for line in details:
+        err_console.print(Text(f"  {line}"), soft_wrap=True, highlight=False)
+
+
 def fail(exc: JtauError) -> None:
-    err_console.print(f"[bold red]error:[/] {exc.message}", highlight=False)
-    for line in exc.details:
-        err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+    say_error(exc.message, exc.details)
     raise typer.Exit(exc.exit_code)
 
 
@@ -47,8 +55,51 @@ def out_dir(out: Path | None, root: Path, domain: str) -> Path:
 TmOpt = Annotated[Optional[Path], typer.Option("--tm", help="Translation memory folder. Default: data/tm.")]
 
 
-def progress_bar() -> Progress:
-    """A transient progress display on stderr (nothing is left in logs or pipes)."""
+class LineProgress:
+    """Progress for a log or a pipe (CI): a plain line on stderr every few seconds, with the
+    methods of rich's Progress that the commands use."""
+
+    EVERY = 5.0  # seconds between lines
+
+    def __init__(self):
+        self.tasks: dict[int, dict] = {}
+        self.last = self.start = time.monotonic()
+
+    def __enter__(self) -> "LineProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def add_task(self, description: str, total=None, **_) -> int:
+        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0}
+        return len(self.tasks) - 1
+
+    def update(self, task: int, advance: int = 0, description: str | None = None, total=None,
+               completed: int | None = None, **_) -> None:
+        state = self.tasks[task]
+        state["completed"] = completed if completed is not None else state["completed"] + advance
+        state["description"] = description or state["description"]
+        state["total"] = total if total is not None else state["total"]
+        self._maybe_print(state)
+
+    def advance(self, task: int, advance: int = 1) -> None:
+        self.update(task, advance=advance)
+
+    def _maybe_print(self, state: dict) -> None:
+        now = time.monotonic()
+        if now - self.last < self.EVERY:
+            return
+        self.last = now
+        done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
+        err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s)"), soft_wrap=True,
+                          highlight=False)
+
+
+def progress_bar() -> Progress | LineProgress:
+    """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
+    if not err_console.is_terminal:
+        return LineProgress()
     return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=err_console, transient=True)
 

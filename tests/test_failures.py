@@ -1,0 +1,58 @@
+"""Failure paths as a user meets them: one readable line, the documented exit code, no
+traceback, nothing half-written (issue 12)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import ROOT, jtau
+
+
+def one_error_line(stderr: str) -> str:
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert "Traceback" not in stderr and lines and lines[0].startswith("error: "), stderr
+    return lines[0]
+
+
+def test_an_unknown_task_id_is_a_usage_error_naming_the_known_range():
+    result = jtau("verify", "airline", "--task", "999", "--no-rewards")
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == "error: airline has no task '999'; its 50 task ids run from '0' to '49'"
+
+
+def test_a_memory_line_that_is_json_but_not_an_object_is_a_clean_input_error(tmp_path):
+    for bad in ("[1,2,3]", "2", "null", '{"key": 1, "source": 2, "target": 3, "kind": "user", "status": "draft"}'):
+        tm = tmp_path / "tm"
+        tm.mkdir(exist_ok=True)
+        (tm / "airline.jsonl").write_text(bad + "\n")
+        result = jtau("localize", "airline", "--tm", str(tm), "--out", str(tmp_path / "out"))
+        assert result.returncode == 2, bad
+        assert f"{tm / 'airline.jsonl'}:1: not a translation-memory entry" in one_error_line(result.stderr)
+        assert not (tmp_path / "out").exists()
+
+
+def test_errors_print_user_data_literally_on_one_line(tmp_path):
+    weird = tmp_path / "[red]memory[blink] :100: with a long name that would wrap at eighty columns in a terminal"
+    weird.write_text("not a folder")
+    result = jtau("localize", "airline", "--tm", str(weird), "--out", str(tmp_path / "out"),
+                  env={"COLUMNS": "80"})
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == f"error: {weird}: --tm must be a folder"
+
+
+def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
+    env = {**os.environ, "JTAU_ROOT": str(ROOT)}
+    process = subprocess.Popen([sys.executable, "-m", "jtau", "verify", "airline", "--no-rewards"], cwd=ROOT,
+                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(12)  # loading, then a progress line every 5 s
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    lines = stderr.splitlines()
+    assert any(line.startswith("airline: task ") for line in lines), stderr  # progress, although piped
+    assert lines[-1].startswith("error: interrupted: jtau verify airline stopped after ")
+    assert lines[-1].endswith("tasks; nothing was written") and "Traceback" not in stderr
