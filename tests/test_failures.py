@@ -56,3 +56,65 @@ def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
     assert any(line.startswith("airline: task ") for line in lines), stderr  # progress, although piped
     assert lines[-1].startswith("error: interrupted: jtau verify airline stopped after ")
     assert lines[-1].endswith("tasks; nothing was written") and "Traceback" not in stderr
+
+
+def test_an_output_that_cannot_be_written_fails_at_once_with_one_line(tmp_path):
+    blocker = tmp_path / "a file"
+    blocker.write_text("in the way")
+    commands = [("localize", "airline", "--out", str(blocker / "out")),
+                ("review", "airline", "--out", str(blocker / "review")),
+                ("tm", "export", "airline", "-o", str(blocker / "segments.jsonl")),
+                ("verify", "airline", "--task", "1", "--no-rewards", "--json", str(blocker / "verify.json")),
+                ("retention", "analyze", str(ROOT / "README.md"), "--json", str(blocker / "r.json"))]
+    for args in commands:
+        started = time.monotonic()
+        result = jtau(*args)
+        assert result.returncode == 2, args
+        assert one_error_line(result.stderr).startswith(f"error: {blocker}: is a file, not a folder"), args
+        assert time.monotonic() - started < 20, args  # before the long work, not after it
+
+
+def immutable(path):
+    """chattr +i: even root cannot replace or rename it (a real unreplaceable file)."""
+    import shutil
+
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(path)]).returncode != 0:
+        import pytest
+
+        pytest.skip("this filesystem has no immutable attribute (chattr)")
+    return lambda: subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_a_domain_folder_that_cannot_be_replaced_stays_entirely_old(tmp_path):
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(ROOT / "data" / "domains" / "airline", out / "airline")
+    (out / "airline" / "db.json").write_text("{}\n")  # stale, so localize must replace the folder
+    before = {p.name: p.read_bytes() for p in (out / "airline").iterdir()}
+    release = immutable(out / "airline")
+    try:
+        result = jtau("localize", "airline", "--out", str(out))
+    finally:
+        release()
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).endswith("nothing was changed")
+    assert {p.name: p.read_bytes() for p in (out / "airline").iterdir()} == before
+    assert sorted(p.name for p in out.iterdir()) == ["airline"]  # no staging folder left behind
+
+
+def test_a_memory_that_cannot_be_replaced_leaves_the_output_untouched(tmp_path):
+    import shutil
+
+    tm = tmp_path / "tm"
+    shutil.copytree(ROOT / "data" / "tm", tm)
+    memory = tm / "airline.jsonl"
+    memory.write_text("".join(reversed(memory.read_text().splitlines(keepends=True))))  # same entries, other order
+    release = immutable(memory)
+    try:
+        result = jtau("localize", "airline", "--tm", str(tm), "--out", str(tmp_path / "out"))
+    finally:
+        release()
+    assert result.returncode == 2
+    assert "cannot write the translation memory" in one_error_line(result.stderr)
+    assert not (tmp_path / "out").exists()

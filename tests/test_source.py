@@ -36,4 +36,4 @@ def test_upstream_task_format_localizes(tmp_path, domains_dir):
     task2 = next(t for t in tasks if t["id"] == "2")
     # the upstream text says "from sf to ny": aliases of San Francisco and New York
     reason = task2["user_scenario"]["instructions"]["reason_for_call"]
-    assert "北九州" in reason and "大阪" in reason and " sf " not in reason
+    assert "北九州" in reason and "関西" in reason and " sf " not in reason

@@ -30,7 +30,7 @@ from jtau.translate.client import Endpoint, MTClient, Settings
 from jtau.translate.engine import Stats, Translator
 from jtau.translate.tm import TranslationMemory
 from jtau.validate import Report, validate_domain
-from jtau.write import atomic_write, check_files, dump_json, manifest, write_files
+from jtau.write import atomic_write, check_files, dump_json, ensure_writable, manifest, replace_folder
 
 MAX_LISTED = 40
 POLICY_KIND = "policy"
@@ -228,10 +228,29 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
         if stale:
             raise CheckFailed(f"{out}: committed output is stale; run: jtau localize {result.rules.name}", stale)
         return []
-    changed = []
-    if result.tm_bytes or tm_path.is_file():
-        if not tm_path.is_file() or tm_path.read_bytes() != result.tm_bytes:
-            atomic_write(tm_path, result.tm_bytes)
-            changed.append(str(tm_path))
+    # All or nothing: the domain folder is staged, the memory replaced, then the folder swapped
+    # whole (the old memory comes back if the swap fails); a reader never sees a db and tasks from
+    # different runs.  The journal goes last, once the memory holds its entries.
+    old_tm = tm_path.read_bytes() if tm_path.is_file() else None
+    tm_changed = bool(result.tm_bytes or old_tm is not None) and old_tm != result.tm_bytes
+    if tm_changed:
+        ensure_writable(tm_path, folder=False)
+
+    def write_memory() -> None:
+        if tm_changed:
+            try:
+                atomic_write(tm_path, result.tm_bytes)
+            except OSError as exc:
+                raise InputError(f"{tm_path}: cannot write the translation memory: {exc.strerror or exc}; "
+                                 "nothing was changed (translations received are kept in the journal)") from None
+
+    def restore_memory() -> None:
+        if tm_changed:
+            if old_tm is None:
+                tm_path.unlink(missing_ok=True)
+            else:
+                atomic_write(tm_path, old_tm)
+
+    changed = replace_folder(out, result.outputs, write_memory, restore_memory)
     result.tm.discard_journal()
-    return changed + write_files(out, result.outputs)
+    return ([str(tm_path)] if tm_changed else []) + changed

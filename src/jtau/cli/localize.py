@@ -89,7 +89,13 @@ def localize(
                           endpoint=Endpoint.from_env(model, base_url),
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
-        for name in domains(domain):
+        names = domains(domain)
+        if not (check or dry_run):  # an output that cannot be written fails now, not after the work
+            from jtau.write import ensure_writable
+
+            for name in names:
+                ensure_writable(out_dir(out, root, name).parent)
+        for name in names:
             with progress_bar() as bar:
                 result = run(name, root, source, _Progress(bar, name), options)
             if dry_run:
@@ -200,13 +206,14 @@ def review(
     """Write side-by-side review material: English and Japanese per task and policy section."""
     from jtau.project import project_root
     from jtau.review import review_json, review_page
-    from jtau.write import atomic_write
+    from jtau.write import atomic_write, ensure_writable
 
     try:
         domains(domain)
         root = project_root()
-        result = plan(domain, source, tm)
         folder = out or root / "data" / "review"
+        ensure_writable(folder)
+        result = plan(domain, source, tm)
         page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
         atomic_write(page, review_page(result).encode("utf-8"))
         atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))

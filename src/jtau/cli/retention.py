@@ -37,6 +37,9 @@ def retention_import(
     try:
         if not tau2_results and not react:
             raise InputError("nothing to import: give --tau2 FILE and/or --react FILE")
+        from jtau.write import ensure_writable
+
+        ensure_writable(out, folder=False)
         traces, unparsed = [], 0
         for path in tau2_results or []:
             traces += from_tau2_results(path, source_lang, target_lang, model)
@@ -69,7 +72,12 @@ def retention_analyze(
     from jtau.retention.report import plot, table, write_json
     from jtau.retention.traces import read_traces
 
+    from jtau.write import ensure_writable
+
     try:
+        for path in (json_file, plot_file):
+            if path:
+                ensure_writable(path, folder=False)
         maps = load_maps(maps_dir(project_root()))
         canonical = Canonicalizer(maps, target_lang)
         with progress_bar() as bar:

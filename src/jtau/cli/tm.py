@@ -32,9 +32,11 @@ def tm_export(
 ) -> None:
     """Write the segments the memory lacks, with placeholders explained and where they occur."""
     from jtau.translate.exchange import export
+    from jtau.write import ensure_writable
 
     try:
         domains(domain)
+        ensure_writable(out, folder=False)
         result = plan(domain, source, tm)
         count = export(result.translator.pending, result.text, result.maps.locale.locale, out)
         out_console.print(f"{domain}: {count} segments to translate written to {out}")

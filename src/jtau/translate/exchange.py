@@ -46,7 +46,9 @@ def export(jobs: list[Job], text: TextFields, locale: str, path: Path) -> int:
         lines.append(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
                                  "placeholders": info[job.key]["placeholders"],
                                  "where": info[job.key]["where"][:5]}, ensure_ascii=False))
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    from jtau.write import atomic_write
+
+    atomic_write(path, "".join(line + "\n" for line in lines).encode("utf-8"))
     return len(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -33,17 +34,97 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
-def write_files(folder: Path, files: dict[str, bytes]) -> list[str]:
-    """Write every file atomically; returns the names that changed.  The caller puts the
-    manifest last in `files`, so a manifest on disk always describes complete files."""
-    changed = []
-    for name, data in files.items():
-        path = folder / name
-        if path.is_file() and path.read_bytes() == data:
-            continue
-        atomic_write(path, data)
-        changed.append(name)
+def ensure_writable(path: Path, folder: bool = True) -> None:
+    """Fail before long work, not after it: `path` (a folder, or a file's folder) can be
+    created and written.  Creates nothing: the probe file goes into the nearest folder that
+    exists.  Raises InputError naming the path and the reason."""
+    from jtau.errors import InputError
+
+    target = path if folder else path.parent
+    existing = target
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir():
+        raise InputError(f"{existing}: is a file, not a folder (needed for {path})")
+    if not folder and path.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".jtau-probe-", dir=existing)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{existing}: cannot write here: {exc.strerror or exc}") from None
+
+
+def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=None) -> list[str]:
+    """Write `files` as the whole content of `folder`, all or nothing: into a staging folder
+    beside it, then swap the folders.  A reader sees the old files or the new ones, never a
+    mix; a failure leaves the old folder as it was.  `with_it()` runs once the staging folder is
+    complete, before the swap (a file that must change together with the folder: the memory);
+    `undo()` runs if the swap then fails.  Returns the names that changed."""
+    from jtau.errors import InputError
+
+    changed = [name for name, data in files.items()
+               if not (folder / name).is_file() or (folder / name).read_bytes() != data]
+    if not changed and not (set(_files_in(folder)) - set(files)):
+        if with_it:
+            with_it()
+        return []
+    ensure_writable(folder.parent)
+    created = folder.parent  # the first missing ancestor: removed again if nothing is written
+    while not created.parent.exists():
+        created = created.parent
+    created = None if created.exists() else created
+    backup = folder.parent / f".{folder.name}.old"
+    staging = None
+
+    def clean() -> None:
+        if staging:
+            shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            shutil.rmtree(created, ignore_errors=True)
+
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
+        for name, data in files.items():
+            atomic_write(staging / name, data)
+        os.chmod(staging, 0o777 & ~_UMASK)
+    except OSError as exc:
+        clean()
+        raise InputError(f"{folder}: cannot write the localized domain: {exc.strerror or exc}; "
+                         "nothing was changed") from None
+    try:
+        if with_it:
+            with_it()
+    except BaseException:
+        clean()
+        raise
+    try:
+        if backup.exists():
+            shutil.rmtree(backup)
+        if folder.exists():
+            os.rename(folder, backup)
+        try:
+            os.rename(staging, folder)
+        except OSError:
+            if backup.exists():
+                os.rename(backup, folder)
+            raise
+    except OSError as exc:
+        clean()
+        if undo:
+            undo()
+        raise InputError(f"{folder}: cannot write the localized domain: {exc.strerror or exc}; "
+                         "nothing was changed") from None
+    shutil.rmtree(backup, ignore_errors=True)
     return changed
+
+
+def _files_in(folder: Path) -> list[str]:
+    if not folder.is_dir():
+        return []
+    return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()]
 
 
 def check_files(folder: Path, files: dict[str, bytes]) -> list[str]:
