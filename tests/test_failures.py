@@ -118,3 +118,18 @@ def test_a_memory_that_cannot_be_replaced_leaves_the_output_untouched(tmp_path):
     assert result.returncode == 2
     assert "cannot write the translation memory" in one_error_line(result.stderr)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_dead_endpoint_stops_the_run_after_a_few_requests(tmp_path):
+    from fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as server:
+        server.script = ["500"] * 1000  # every request fails, whatever it asks
+        result = jtau("localize", "airline", "--tm", str(tmp_path / "tm"), "--out", str(tmp_path / "out"),
+                      env={"JTAU_MODEL": "fake-model", "OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-x"})
+        sent = len(server.received)
+    assert result.returncode == 2
+    line = one_error_line(result.stderr)
+    assert "the endpoint failed 5 requests in a row (last: HTTP 500)" in line
+    assert sent <= 10, sent  # was 280 before the circuit breaker
+    assert not (tmp_path / "out").exists()

@@ -55,6 +55,7 @@ class Settings:
     attempts: int = 4
     backoff: float = 0.5
     max_wait: float = 30.0
+    breaker: int = 5  # consecutive failed requests, across batches, that stop the whole run
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,8 @@ class MTClient:
                                     max_retries=0, timeout=settings.timeout)
         self.requests = 0
         self._lock = threading.Lock()
+        self._failed_in_a_row = 0
+        self._stopped = False
 
     def translate(self, jobs: list[Job], on_done: Callable[[list[Entry]], None],
                   on_progress: Callable[[int], None] = lambda n: None) -> list[Failure]:
@@ -150,11 +153,14 @@ class MTClient:
         reasons: dict[str, list[str]] = {job.key: [] for job in jobs}
         entries: list[Entry] = []
         for attempt in range(self.settings.attempts):
-            if not pending:
+            if not pending or self._stopped:
                 break
             try:
                 answers = self._request(list(pending.values()))
+                with self._lock:
+                    self._failed_in_a_row = 0
             except Transient as exc:
+                self._count_failure(exc)
                 if exc.unreachable and attempt + 1 == self.settings.attempts:
                     raise InputError(f"{exc}: is the endpoint running? (after {attempt + 1} attempts)") from None
                 for key in pending:
@@ -173,6 +179,19 @@ class MTClient:
                                      prompt=PROMPT_VERSION, hints=job.hints))
                 del pending[key]
         return entries, [Failure(job, reasons[key]) for key, job in pending.items()]
+
+    def _count_failure(self, exc: Transient) -> None:
+        """The circuit breaker: a dead endpoint (every request fails, whatever the segment) stops
+        the run after a few requests instead of retrying every batch."""
+        with self._lock:
+            self._failed_in_a_row += 1
+            dead = self._failed_in_a_row >= self.settings.breaker
+            if dead:
+                self._stopped = True
+        if dead:
+            raise InputError(f"the endpoint failed {self.settings.breaker} requests in a row (last: {exc}); "
+                             f"stopped after {self.requests} requests. Translations received so far are kept "
+                             "in the journal; run again when the endpoint works") from None
 
     def _request(self, jobs: list[Job]) -> dict[str, str]:
         with self._lock:
