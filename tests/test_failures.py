@@ -133,3 +133,17 @@ def test_a_dead_endpoint_stops_the_run_after_a_few_requests(tmp_path):
     assert "the endpoint failed 5 requests in a row (last: HTTP 500)" in line
     assert sent <= 10, sent  # was 280 before the circuit breaker
     assert not (tmp_path / "out").exists()
+
+
+def test_retention_report_is_readable_at_80_columns_and_in_a_pipe(tmp_path):
+    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+                             capture_output=True, text=True)
+    assert example.returncode == 0, example.stderr
+    result = jtau("retention", "analyze", str(tmp_path / "golden_perturbed.jsonl"), "--permutations", "100",
+                  "--bootstrap", "100", env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines) and "…" not in result.stdout
+    assert "\x1b[" not in result.stdout and "│" not in result.stdout  # plain text in a pipe
+    full = next(line for line in lines if line.startswith("full"))
+    assert full.split()[1:5] == ["43", "1.000", "0.667", "0.667"]

@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 import typer
 from rich.progress import Progress
 from rich.table import Table
+from rich.text import Text
 
 from jtau.cli.common import (
     DomainArg,
@@ -104,6 +105,11 @@ def localize(
             target = out_dir(out, root, name)
             changed = finish(result, target, check)
             _summary(result, target, changed, check)
+            if result.translation.untranslated:
+                err_console.print(Text(
+                    f"warning: {name}: {result.translation.untranslated} segments stay English: no endpoint is "
+                    "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
+                    f"`jtau tm export {name} -o FILE` lists them"), soft_wrap=True, highlight=False)
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:

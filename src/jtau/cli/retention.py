@@ -63,13 +63,14 @@ def retention_analyze(
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every number as JSON.")] = None,
     plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw retention per model (PNG).")] = None,
+    wide: Annotated[bool, typer.Option("--wide", help="One table with every number (needs ~200 columns).")] = False,
 ) -> None:
     """Iwithin, Icross, retention, chance floor and corrected gap per model x benchmark x temperature."""
     from jtau.maps import load_maps
     from jtau.project import maps_dir, project_root
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
-    from jtau.retention.report import plot, table, write_json
+    from jtau.retention.report import blocks, plot, table, write_json
     from jtau.retention.traces import read_traces
 
     from jtau.write import ensure_writable
@@ -86,7 +87,7 @@ def retention_analyze(
                               lambda done, total: bar.update(task, completed=done, total=total))
         if not results:
             raise InputError(f"no traces in {source_lang!r} or {target_lang!r} in the given files")
-        out_console.print(table(results))
+        out_console.print(table(results) if wide else blocks(results), soft_wrap=not wide)
         if json_file:
             write_json(results, json_file)
         if plot_file:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+from rich.console import Group
 from rich.table import Table
+from rich.text import Text
 
 from jtau.errors import InputError
 
@@ -14,7 +16,28 @@ def _f(value, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def blocks(results: list[dict]) -> Group:
+    """The default report, readable at 80 columns and in a log: per cell a header line (model,
+    benchmark, T, parse failures, mean length), then one row per level."""
+    parts = []
+    for cell in results:
+        length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
+        header = Text.assemble((f"{cell['model']} · {cell['benchmark']} · T={cell['temperature']:g}", "bold"),
+                               f"  parse fail {cell['parse_failure_rate']:.1%}",
+                               ("" if cell["ranked"] else ("  unranked", "red")), f"  mean len {length}")
+        rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
+        for column in ("level", "n", "Iwithin", "Icross", "retention", "floor", "gap corrected [95% CI]"):
+            rows.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
+        for level, n in cell["levels"].items():
+            ci = n["gap_corrected_ci"]
+            rows.add_row(level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
+                         _f(n["floor"]), _f(n["gap_corrected"]) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
+        parts += [header, rows, Text("")]
+    return Group(*parts)
+
+
 def table(results: list[dict]) -> Table:
+    """Every number in one table (`--wide`): needs a wide terminal."""
     out = Table(title="cross-lingual policy retention", show_lines=False)
     for column in ("model", "benchmark", "T", "level", "n", "Iwithin", "Icross", "retention", "floor",
                    "gap naive", "gap len-matched", "gap corrected [95% CI]", "parse fail", "mean len"):

@@ -88,7 +88,10 @@ class Translator:
             return stats
         if self.offline:
             listed = [f"{job.key} ({job.kind}): {job.source}" for job in jobs[:MAX_LISTED]]
-            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments", listed)
+            if len(jobs) > MAX_LISTED:
+                listed.append(f"... and {len(jobs) - MAX_LISTED} more")
+            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments; "
+                              f"`jtau tm export {self.tm.domain} -o FILE` lists them all for translators", listed)
         self.pending = jobs
         if self.dry_run or self.client is None:
             stats.untranslated = len(jobs)
