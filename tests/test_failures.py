@@ -147,3 +147,10 @@ def test_retention_report_is_readable_at_80_columns_and_in_a_pipe(tmp_path):
     assert "\x1b[" not in result.stdout and "│" not in result.stdout  # plain text in a pipe
     full = next(line for line in lines if line.startswith("full"))
     assert full.split()[1:5] == ["43", "1.000", "0.667", "0.667"]
+
+
+def test_task_ids_with_brackets_print_literally():
+    task = "[service_issue]airplane_mode_on[PERSONA:None]"
+    result = jtau("verify", "telecom", "--task", task, "--no-rewards")
+    assert result.returncode == 0, result.stderr
+    assert task in result.stdout and "1/1 tasks commute" in result.stdout

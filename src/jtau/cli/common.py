@@ -17,8 +17,10 @@ from jtau.errors import InputError, JtauError
 app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark that grades like the original.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-out_console = Console()
-err_console = Console(stderr=True)
+# No markup in what jtau prints: file names, task ids ("[mobile_data_issue]...") and values are
+# user data and print literally; styled words are rich Text objects.
+out_console = Console(markup=False)
+err_console = Console(stderr=True, markup=False)
 
 DomainArg = Annotated[str, typer.Argument(help="Domain to process (airline), or 'all'.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
@@ -100,7 +102,7 @@ def progress_bar() -> Progress | LineProgress:
     """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
     if not err_console.is_terminal:
         return LineProgress()
-    return Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+    return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=err_console, transient=True)
 
 

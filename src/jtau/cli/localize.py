@@ -113,7 +113,7 @@ def localize(
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        err_console.print("[yellow]interrupted[/]: nothing written; translations received so far are kept in the "
+        err_console.print("interrupted: nothing written; translations received so far are kept in the "
                           "memory's journal and a new run resumes from them")
         # exit now: Python would otherwise wait for the translation threads' requests in flight
         # (up to --timeout); the journal is fsynced and outputs are only ever written atomically
@@ -145,17 +145,17 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
                   + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
     table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
     table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
-                  + (f", [yellow]{t.untranslated} untranslated (no endpoint: set JTAU_MODEL)[/]" if t.untranslated else ""))
+                  + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else ""))
     unused = len(result.tm.unused())
     if unused:
-        table.add_row("memory", f"[yellow]{unused} entries whose source no longer occurs (marked stale)[/]")
+        table.add_row("memory", Text(f"{unused} entries whose source no longer occurs (marked stale)", "yellow"))
     for warning in t.warnings[:10]:
         table.add_row("warning", warning)
     for name, value in result.report.stats.items():
         table.add_row(name, _stat(value))
     table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
-        table.add_row("check", "[green]output is up to date[/]")
+        table.add_row("check", Text("output is up to date", "green"))
     else:
         table.add_row("written", ", ".join(changed) if changed else "nothing changed")
     out_console.print(table)

@@ -76,7 +76,7 @@ def maps_propose(
                 if write:
                     write_entries(maps_dir(root) / file, section, entries, comments)
             for kind, values in sorted(missing.items()):
-                out_console.print(f"[yellow]{kind}[/]: {len(values)} unmapped, no proposer: "
+                out_console.print(f"{kind}: {len(values)} unmapped, no proposer: "
                                   + ", ".join(sorted(map(str, values))[:20]))
             if proposals and not write:
                 out_console.print("run again with --write to add the proposals to entity_maps/ for review")

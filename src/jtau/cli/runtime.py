@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from jtau.cli.common import (
     OutOpt,
@@ -69,10 +70,10 @@ def verify(
             table.add_column(column)
         for c in checks:
             reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
-            outcomes = "same" if c.outcomes_source == c.outcomes_localized else "[red]differ[/]"
+            outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
             table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
-                          "equal" if c.db_equal else "[red]differs[/]", reward,
-                          "\n".join(c.problems[:4]) or "[green]ok[/]")
+                          "equal" if c.db_equal else Text("differs", "red"), reward,
+                          "\n".join(c.problems[:4]) or Text("ok", "green"))
         out_console.print(table)
         failed = [c for c in checks if not c.ok]
         commuting = sum(c.ok for c in checks if c.task != INITIAL)

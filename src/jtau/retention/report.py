@@ -43,7 +43,7 @@ def table(results: list[dict]) -> Table:
                    "gap naive", "gap len-matched", "gap corrected [95% CI]", "parse fail", "mean len"):
         out.add_column(column, justify="right" if column not in ("model", "benchmark", "level") else "left")
     for cell in results:
-        rate = f"{cell['parse_failure_rate']:.1%}" + ("" if cell["ranked"] else " [red]unranked[/]")
+        rate = f"{cell['parse_failure_rate']:.1%}" + ("" if cell["ranked"] else " unranked")
         length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
         for level, n in cell["levels"].items():
             ci = n["gap_corrected_ci"]
