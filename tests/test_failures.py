@@ -15,6 +15,7 @@ from conftest import ROOT, jtau
 def one_error_line(stderr: str) -> str:
     lines = [line for line in stderr.splitlines() if line.strip()]
     assert "Traceback" not in stderr and lines and lines[0].startswith("error: "), stderr
+    assert stderr.startswith("error: ") or not stderr.startswith("\n"), "no blank line before the error"
     return lines[0]
 
 
