@@ -267,3 +267,58 @@ def test_ctrl_c_stops_at_once_and_keeps_what_was_answered(project, tmp_path):
     assert process.returncode == 130 and "interrupted" in stderr
     assert not out.exists()
     assert len((tm / "airline.journal.jsonl").read_text().splitlines()) == len(fake.segment_ids(fake.answered))
+
+
+def test_the_change_report_and_review_changed_since_list_exactly_the_affected_fields(fake, project, tmp_path):
+    """A hint term and an enforced term change in the glossary: the run reports the
+    retranslated segments and `review --changed-since` lists exactly the fields that hold them."""
+    import shutil
+
+    env = {"JTAU_MODEL": "fake-model", "OPENAI_BASE_URL": fake.url, "OPENAI_API_KEY": SECRET}
+    (project / "data").mkdir()
+    shutil.copytree(ROOT / "data" / "tm", project / "data" / "tm")
+    assert jtau("localize", "airline", "--offline", root=project).returncode == 0
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A"], cwd=project, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "before"], cwd=project,
+                   check=True)
+    glossary_change(project, "basic economy:      {ja: ベーシックエコノミー", "basic economy:      {ja: 基本エコノミー")
+    glossary_change(project, "round trip:         {ja: 往復", "round trip:         {ja: 往復便")
+    fake.received.clear()
+    result = jtau("localize", "airline", "--report", str(tmp_path / "report.md"), root=project, env=env)
+    assert result.returncode == 0, result.stderr
+    report = (tmp_path / "report.md").read_text()
+    resent = len(fake.segment_ids(fake.received))
+    assert 3 <= resent < 20 and f"segments translated by the endpoint: {resent} " in report
+
+    # the fields that hold either term, computed from the source independently of jtau's matching
+    source = localize("airline", project, options=Options(offline=True, tm=project / "data" / "tm"))
+    holding = set()
+    for field in source.text.fields:
+        if field.file != "tasks.json":
+            continue
+        english = json.dumps(_source_value(source.source.tasks, field.path)).lower()
+        if "basic economy" in english or "round trip" in english or "round-trip" in english or "roundtrip" in english:
+            holding.add(f"tasks.json {__import__('jtau.jsonpath', fromlist=['x']).format_path(field.path)}")
+    assert f"text fields whose Japanese changed: " in report
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path / "review"), root=project)
+    assert review.returncode == 0, review.stderr
+    listed = {line.split(": ", 1)[0] for line in review.stdout.splitlines() if line.startswith("tasks.json ")}
+    count = int(review.stdout.strip().splitlines()[-1].split(": ")[1].split(" text fields")[0])
+    assert count >= len(holding) > 5
+    assert listed <= holding or len(listed) == 20  # the first 20 printed, all of them affected
+    page = (tmp_path / "review" / "airline.changes.html").read_text()
+    import html
+    import re
+
+    changed = {html.unescape(w) for w in re.findall(r'<td class="f">(tasks\.json [^<]*)</td>', page)}
+    assert changed == holding  # exactly the task fields that hold a changed term
+    policy_rows = re.findall(r'<td class="f">policy\.md:\d+</td><td>([^<]*)</td>', page)
+    assert policy_rows and all(re.search(r"(?i)basic economy|round.trip", html.unescape(e)) for e in policy_rows)
+
+
+def _source_value(tasks, path):
+    data = tasks
+    for key in path:
+        data = data[key]
+    return data

@@ -180,6 +180,17 @@ def review_page(result: Localization) -> str:
     return Review(result).page()
 
 
+def changes_page(result: Localization, changes, revision: str) -> str:
+    """Only what changed since `revision`: English, the Japanese then, the Japanese now."""
+    rows = "".join(f'<tr><td class="f">{_e(c.where)}</td><td>{_e(c.english or "")}</td>'
+                   f'<td>{_e(c.old if c.old is not None else "(new)")}</td><td>{_e(c.new)}</td></tr>' for c in changes)
+    name = _e(result.rules.name)
+    return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau {name}: changes since "
+            f"{_e(revision)}</title><style>{STYLE}</style></head><body><h1>J-tau {name}: {len(changes)} text fields "
+            f"changed since {_e(revision)}</h1><table><tr><th class='f'>where</th><th>English</th>"
+            f"<th>日本語 ({_e(revision)})</th><th>日本語 (now)</th></tr>{rows}</table></body></html>\n")
+
+
 def review_json(result: Localization) -> str:
     """The numbers of the page, for scripts."""
     statuses = Counter(e.status for e in result.tm.entries.values())

@@ -77,6 +77,8 @@ def localize(
     batch_size: Annotated[int, typer.Option(min=1, max=100, help="Segments per request.")] = 8,
     timeout: Annotated[float, typer.Option(min=1, help="Seconds before a request times out.")] = 60.0,
     attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
+    report: Annotated[Optional[Path], typer.Option(
+        "--report", help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
 ) -> None:
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
     from jtau.pipeline import Options, finish
@@ -91,11 +93,14 @@ def localize(
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = domains(domain)
-        if not (check or dry_run):  # an output that cannot be written fails now, not after the work
-            from jtau.write import ensure_writable
+        from jtau.write import ensure_writable
 
+        if not (check or dry_run):  # an output that cannot be written fails now, not after the work
             for name in names:
                 ensure_writable(out_dir(out, root, name).parent)
+        if report:
+            ensure_writable(report, folder=False)
+        reports = []
         for name in names:
             with progress_bar() as bar:
                 result = run(name, root, source, _Progress(bar, name), options)
@@ -103,13 +108,23 @@ def localize(
                 _dry_run(result)
                 continue
             target = out_dir(out, root, name)
+            if report:
+                from jtau.changes import files_on_disk, report_markdown, text_changes
+
+                changes = text_changes(result, files_on_disk(target, result.outputs))
             changed = finish(result, target, check)
             _summary(result, target, changed, check)
+            if report:
+                reports.append(report_markdown(result, changes, changed))
             if result.translation.untranslated:
                 err_console.print(Text(
                     f"warning: {name}: {result.translation.untranslated} segments stay English: no endpoint is "
                     "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
                     f"`jtau tm export {name} -o FILE` lists them"), soft_wrap=True, highlight=False)
+        if report:
+            from jtau.write import atomic_write
+
+            atomic_write(report, "\n".join(reports).encode("utf-8"))
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:
@@ -208,6 +223,8 @@ def review(
         "--out", help="Folder for the review page. Default: data/review.")] = None,
     source: SourceOpt = None,
     tm: TmOpt = None,
+    changed_since: Annotated[Optional[str], typer.Option(
+        "--changed-since", help="Only the text that changed since this git revision: English, old and new Japanese.")] = None,
 ) -> None:
     """Write side-by-side review material: English and Japanese per task and policy section."""
     from jtau.project import project_root
@@ -220,6 +237,18 @@ def review(
         folder = out or root / "data" / "review"
         ensure_writable(folder)
         result = plan(domain, source, tm)
+        if changed_since:
+            from jtau.changes import files_at_revision, text_changes
+            from jtau.review import changes_page
+
+            changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
+                                                              changed_since))
+            page = folder / f"{domain}.changes.html"
+            atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
+            for change in changes[:20]:
+                out_console.print(f"{change.where}: {change.old!r} -> {change.new!r}")
+            out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
+            return
         page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
         atomic_write(page, review_page(result).encode("utf-8"))
         atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))

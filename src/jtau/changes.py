@@ -1,0 +1,92 @@
+"""What a change did: the text fields whose Japanese differs between two localizations (the
+files on disk, or a git revision, against this run), and the Markdown report of a run.
+
+Used by `jtau localize --report FILE` (CI writes it into the job summary) and by
+`jtau review DOMAIN --changed-since REV` (English / old Japanese / new Japanese).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from jtau.errors import InputError
+from jtau.jsonpath import format_path
+
+
+@dataclass(frozen=True)
+class Change:
+    where: str
+    english: str
+    old: str | None
+    new: str
+
+
+def _get(data, path):
+    for key in path:
+        try:
+            data = data[key]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def text_changes(result, old_files: dict[str, bytes]) -> list[Change]:
+    """Fields (task text) and lines (policies) whose Japanese differs from `old_files`."""
+    files = result.rules.files
+    changes: list[Change] = []
+    old_tasks = json.loads(old_files[files.tasks]) if files.tasks in old_files else []
+    for field in result.text.fields:
+        if field.file != files.tasks:
+            continue
+        new = field.container[field.key]
+        old = _get(old_tasks, field.path)
+        if old != new:
+            changes.append(Change(f"{files.tasks} {format_path(field.path)}", _get(result.source.tasks, field.path),
+                                  old, new))
+    for name, text in result.domain.policies.items():
+        old_lines = old_files[name].decode("utf-8").split("\n") if name in old_files else []
+        english = result.source.policies[name].split("\n")
+        for number, line in enumerate(text.split("\n"), 1):
+            old = old_lines[number - 1] if number <= len(old_lines) else None
+            if line != old and english[number - 1].strip():
+                changes.append(Change(f"{name}:{number}", english[number - 1], old, line))
+    return changes
+
+
+def files_on_disk(folder: Path, names) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes() for name in names if (folder / name).is_file()}
+
+
+def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[str, bytes]:
+    """The files of a localized domain as committed at `revision` (git)."""
+    out = {}
+    for name in names:
+        relative = (folder / name).resolve().relative_to(root.resolve())
+        shown = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{relative.as_posix()}"],
+                               capture_output=True)
+        if shown.returncode == 0:
+            out[name] = shown.stdout
+        elif b"unknown revision" in shown.stderr or b"bad revision" in shown.stderr or b"invalid object" in shown.stderr:
+            raise InputError(f"--changed-since {revision!r}: not a git revision of {root}")
+    return out
+
+
+def report_markdown(result, changes: list[Change], changed_files: list[str]) -> str:
+    """A short report of one domain's run, for people and for CI job summaries."""
+    t = result.translation
+    stale = len(result.tm.unused())
+    lines = [f"### {result.rules.name}",
+             f"- segments translated by the endpoint: {t.sent} ({t.requests} requests); from the memory: {t.hits}",
+             f"- segments left untranslated: {t.untranslated}",
+             f"- memory entries gone stale (their source no longer occurs): {stale}",
+             f"- text fields whose Japanese changed: {len(changes)}",
+             f"- files changed: {', '.join(changed_files) if changed_files else 'none'}",
+             f"- validation errors: {len(result.report.errors)}, QA flags: {len(result.report.warnings)}"]
+    for change in changes[:20]:
+        lines.append(f"  - `{change.where}`: {change.new[:120]}")
+    if len(changes) > 20:
+        lines.append(f"  - ... and {len(changes) - 20} more (`jtau review {result.rules.name} --changed-since REV`)")
+    return "\n".join(lines) + "\n"
