@@ -155,3 +155,9 @@ def test_task_ids_with_brackets_print_literally():
     result = jtau("verify", "telecom", "--task", task, "--no-rewards")
     assert result.returncode == 0, result.stderr
     assert task in result.stdout and "1/1 tasks commute" in result.stdout
+
+
+def test_output_piped_into_a_reader_that_stops_early_ends_quietly():
+    result = subprocess.run(f"'{sys.executable}' -m jtau validate airline | head -1", shell=True, cwd=ROOT,
+                            capture_output=True, text=True, env={**os.environ, "JTAU_ROOT": str(ROOT)})
+    assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr

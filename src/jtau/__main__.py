@@ -1,5 +1,5 @@
 """`python -m jtau` is the `jtau` command."""
 
-from jtau.cli import app
+from jtau.cli import main
 
-app()
+main()

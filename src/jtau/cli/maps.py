@@ -70,11 +70,11 @@ def maps_propose(
                 if kind in missing:
                     proposals[("people.yaml", section)] = propose_names(sorted(missing.pop(kind)), section, maps)
             for (file, section), entries in proposals.items():
+                if write:  # before printing: a reader that stops early (| head) must not lose the write
+                    write_entries(maps_dir(root) / file, section, entries, comments)
                 out_console.print(f"{file} {section}: {len(entries)} proposed")
                 for key, value in list(entries.items())[:10]:
                     out_console.print(f"  {key}: {value}")
-                if write:
-                    write_entries(maps_dir(root) / file, section, entries, comments)
             for kind, values in sorted(missing.items()):
                 out_console.print(f"{kind}: {len(values)} unmapped, no proposer: "
                                   + ", ".join(sorted(map(str, values))[:20]))
