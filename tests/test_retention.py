@@ -167,3 +167,64 @@ def test_cli_import_analyze_json_and_plot(tmp_path):
     broken.write_text(traces.read_text().splitlines()[0] + "\n{\"model\": \"m\"}\n")
     result = jtau("retention", "analyze", str(broken))
     assert result.returncode == 2 and "broken.jsonl:2: missing benchmark" in result.stderr
+
+
+def test_identical_traces_give_matched_retention_one_and_every_gap_zero():
+    traces = [t(lang, r, task, [f"tool{task}", "b", "c"]) for task in range(6) for lang in ("en", "ja") for r in (0, 1)]
+    [cell] = run(traces)
+    for level in ("route", "full"):
+        n = cell["levels"][level]
+        assert n["retention_matched"] == 1.0 and n["matching_dropped"] == 0.0
+        assert n["gap_raw"] == n["gap_matched"] == n["gap_corrected"] == 0.0
+        assert n["floor_within"] == n["floor_cross"]  # paired floors: identical languages, identical floors
+        assert n["gap_corrected_ci"] == n["gap_matched_ci"] == [0.0, 0.0]
+
+
+def test_a_target_that_prepends_one_call_to_length_4_traces_retains_0_8_matched():
+    traces = []
+    for task in range(8):
+        tools = [f"t{task}_{i}" for i in range(4)]
+        for r in (0, 1, 2):
+            traces += [t("en", r, task, tools), t("ja", r, task, ["extra", *tools])]
+    [cell] = run(traces, baseline="source")
+    n = cell["levels"]["route"]
+    assert n["icross_matched"] == pytest.approx(0.8) and n["iwithin_matched"] == pytest.approx(1.0)
+    assert n["retention_matched"] == pytest.approx(0.8)
+    assert n["iwithin_source"] == n["iwithin_target"] == 1.0
+    assert n["gap_matched"] == pytest.approx(0.2)
+
+
+def test_each_target_language_is_its_own_cell_and_parse_failures_count_per_language():
+    traces = []
+    for task in range(10):
+        tools = [f"t{task}", "x"]
+        traces += [t("en", r, task, tools) for r in (0, 1)]
+        traces += [t("ja", r, task, tools) for r in (0, 1)]
+        traces += [t("hi", 0, task, tools), t("hi", 1, task, [], parsed=task >= 6)]  # hi: 4 of 20 -> 20%
+        traces += [t("hi2", 0, task, tools), t("hi2", 1, task, [], parsed=task >= 6) if task else t("hi2", 1, task, [], parsed=False)]
+    cells = analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 100, 0)
+    assert [(c["source"], c["target"]) for c in cells] == [("en", "hi"), ("en", "hi2"), ("en", "ja")]
+    by_target = {c["target"]: c for c in cells}
+    assert by_target["hi"]["parse_failure_rate_by_language"] == {"en": 0.0, "hi": 0.3}
+    assert by_target["hi"]["ranked"] is False and by_target["ja"]["ranked"] is True
+    assert by_target["hi"]["unranked_because"] == ["hi: 30.0% unparsed (> 20%)"]
+    pairs = analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 100, 0, pairs=[("ja", "hi")])
+    assert [(c["source"], c["target"]) for c in pairs] == [("ja", "hi")]
+
+
+def test_a_trace_row_without_temperature_and_tau2_results_without_one_are_refused(tmp_path):
+    rows = tmp_path / "traces.jsonl"
+    rows.write_text(json.dumps({"model": "m", "benchmark": "b", "language": "en", "temperature": 0, "replicate": 0,
+                                "task_id": "1", "parsed": True, "actions": []}) + "\n"
+                    + json.dumps({"model": "m", "benchmark": "b", "language": "en", "replicate": 1,
+                                  "task_id": "1", "parsed": True, "actions": []}) + "\n")
+    result = jtau("retention", "analyze", str(rows))
+    assert result.returncode == 2 and f"{rows}:2: missing temperature" in result.stderr
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps({"info": {"agent_info": {"llm": "gpt-x", "llm_args": {}},
+                                            "environment_info": {"domain_name": "airline_ja"}},
+                                   "simulations": [{"task_id": "0", "trial": 0, "messages": []}]}))
+    refused = jtau("retention", "import", "--tau2", str(results), "-o", str(tmp_path / "t.jsonl"))
+    assert refused.returncode == 2 and "temperature is not recorded" in refused.stderr
+    given = jtau("retention", "import", "--tau2", str(results), "--temperature", "0.7", "-o", str(tmp_path / "t.jsonl"))
+    assert given.returncode == 0 and json.loads((tmp_path / "t.jsonl").read_text())["temperature"] == 0.7

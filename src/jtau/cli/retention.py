@@ -6,9 +6,11 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.text import Text
 
 from jtau.cli.common import (
     app,
+    err_console,
     fail,
     out_console,
     progress_bar,
@@ -29,6 +31,8 @@ def retention_import(
     source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
     target_lang: Annotated[str, typer.Option("--target-lang")] = "ja",
     model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
+    temperature: Annotated[Optional[float], typer.Option(
+        help="The agent's temperature, for tau2 results that do not record it.")] = None,
 ) -> None:
     """Convert tau2 results files and ReAct transcripts into a trace file."""
     from jtau.retention.importers import from_react, from_tau2_results
@@ -42,7 +46,7 @@ def retention_import(
         ensure_writable(out, folder=False)
         traces, unparsed = [], 0
         for path in tau2_results or []:
-            traces += from_tau2_results(path, source_lang, target_lang, model)
+            traces += from_tau2_results(path, source_lang, target_lang, model, temperature)
         for path in react or []:
             found, failed = from_react(path)
             traces += found
@@ -58,14 +62,20 @@ def retention_import(
 def retention_analyze(
     traces: Annotated[list[Path], typer.Argument(help="Trace files (JSON Lines).")],
     source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
-    target_lang: Annotated[str, typer.Option("--target-lang")] = "ja",
+    target_lang: Annotated[Optional[str], typer.Option(
+        "--target-lang", help="Only this target language. Default: every language besides the source.")] = None,
+    pairs: Annotated[Optional[str], typer.Option(
+        "--pairs", help="Language pairs instead, comma-separated: en:ja,en:hi,ja:hi.")] = None,
+    baseline: Annotated[str, typer.Option(
+        help="Iwithin that retention divides by: pooled (both languages), source or target.")] = "pooled",
     permutations: Annotated[int, typer.Option(min=10, help="Random different-task pairs for the chance floor.")] = 1000,
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every number as JSON.")] = None,
     plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw retention per model (PNG).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="One table with every number (needs ~200 columns).")] = False,
 ) -> None:
-    """Iwithin, Icross, retention, chance floor and corrected gap per model x benchmark x temperature."""
+    """Iwithin, Icross, naive and matched retention, raw / matched / corrected gaps per model x benchmark
+    x temperature x language pair (definitions: src/jtau/retention/analysis.py)."""
     from jtau.maps import load_maps
     from jtau.project import maps_dir, project_root
     from jtau.retention.analysis import analyze
@@ -76,17 +86,31 @@ def retention_analyze(
     from jtau.write import ensure_writable
 
     try:
+        if baseline not in ("pooled", "source", "target"):
+            raise InputError(f"--baseline {baseline!r}: use pooled, source or target")
+        pair_list = None
+        if pairs:
+            try:
+                pair_list = [tuple(item.split(":")) for item in pairs.split(",")]
+                assert all(len(p) == 2 and all(p) for p in pair_list)
+            except AssertionError:
+                raise InputError(f"--pairs {pairs!r}: expected SOURCE:TARGET[,SOURCE:TARGET...]") from None
         for path in (json_file, plot_file):
             if path:
                 ensure_writable(path, folder=False)
         maps = load_maps(maps_dir(project_root()))
-        canonical = Canonicalizer(maps, target_lang)
+        canonical = Canonicalizer(maps, maps.locale.locale.split("-")[0])  # arguments in ja map back
         with progress_bar() as bar:
             task = bar.add_task("reading traces and analysing cells", total=None)
             results = analyze(read_traces(traces), canonical, source_lang, target_lang, permutations, bootstrap,
-                              lambda done, total: bar.update(task, completed=done, total=total))
+                              lambda done, total: bar.update(task, completed=done, total=total), baseline,
+                              pair_list)
         if not results:
-            raise InputError(f"no traces in {source_lang!r} or {target_lang!r} in the given files")
+            raise InputError(f"no language pair with traces on both sides (source {source_lang!r}) in the given files")
+        for cell in results:
+            for warning in cell["warnings"]:
+                err_console.print(Text(f"warning: {cell['model']} {cell['benchmark']} T={cell['temperature']:g} "
+                                       f"{cell['source']}->{cell['target']}: {warning}"), soft_wrap=True)
         out_console.print(table(results) if wide else blocks(results), soft_wrap=not wide)
         if json_file:
             write_json(results, json_file)

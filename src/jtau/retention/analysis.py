@@ -1,19 +1,34 @@
-"""The retention analysis of one cell (model x benchmark x temperature), at two levels.
+"""The retention analysis of one cell (model x benchmark x temperature x language pair), at
+two levels (tool names; tools with canonical arguments).
 
 Definitions (the method's, with the choices jtau adds marked *):
 - agreement(a, b) = 1 - Levenshtein(a, b) / max(|a|, |b|) over action tokens; a pair of two
   empty traces is excluded and counted, never scored 1.0; unparsed rollouts take part in no
-  pair and count toward the parse-failure rate.
-- Iwithin: agreement of two replicates of a task in the same language (every pair of distinct
-  replicates, both languages*), averaged per task, then over tasks.  Icross: agreement of a
-  source replicate with a target replicate of another seed (cross-seed), averaged likewise.
-  Only tasks with both within and cross pairs count*.  Retention = Icross / Iwithin.
-- Length-matched*: pairs are bucketed by their longer trace; the within mean of each bucket is
-  weighted by the bucket's share of cross pairs, so that both sides have the same length mix.
-- Chance floor c: the mean agreement of random pairs of traces of different tasks of the cell
-  (any language*, `permutations` pairs, fixed seed).  Chance-corrected I* = (I - c) / (1 - c).
-- Corrected gap = Iwithin* - Icross*; its interval is a percentile bootstrap over tasks.
-- A cell whose parse-failure rate exceeds 20% is unranked.
+  pair and count toward their language's parse-failure rate.
+- Iwithin: agreement of two replicates of a task in one language, averaged per task, then over
+  tasks; reported for the source, the target and pooled (both languages*); `baseline` chooses
+  which one retention divides by (default pooled*).  Icross: agreement of a source replicate
+  with a target replicate of another seed (cross-seed), averaged likewise.  Only tasks with
+  both within and cross pairs count*.  Naive retention = Icross / Iwithin.
+- Matched*: every pair is put in the bucket of its source-language trace's length (a within
+  pair of the target language: of its first trace); the within mean of each bucket is weighted
+  by the bucket's share of cross pairs, so both sides have the same length mix.  Matched
+  retention = Icross_m / Iwithin_m (the paper's headline: 0.606 / 0.837).  Cross pairs whose
+  bucket has no within pair are dropped; their share is reported (`matching_dropped`).
+- Gaps, side by side so nobody mistakes one for another:
+    raw        Iwithin - Icross
+    matched    Iwithin_m - Icross_m
+    corrected  matched - (c_within - c_cross), where c_within is the agreement of random pairs
+               of different tasks in one language and c_cross of different tasks across the
+               two languages*.  Why: two unrelated tasks already agree less across languages
+               than within one (style, length habits); that baseline difference is not a
+               retention loss, so it is taken out.  This is why the corrected gap is smaller
+               than the raw one, as in the paper's table.  Floors come from the same sampled
+               task pairs for both (paired), so identical languages give exactly equal floors.
+  Each has a percentile bootstrap interval over tasks (floors held fixed).
+- Chance floor c (any language, kept for reference) and chance-normalized
+  I* = (I - c) / (1 - c).
+- A cell is unranked when any of its two languages has more than 20% unparsed rollouts.
 """
 
 from __future__ import annotations
@@ -29,41 +44,56 @@ from jtau.retention.canonical import Canonicalizer
 LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
 MAX_BUCKET = 20
+BASELINES = ("pooled", "source", "target")
 
 
 @dataclass
-class Cell:
+class Group:
+    """All languages of one model x benchmark x temperature."""
     model: str
     benchmark: str
     temperature: float
     # task -> language -> replicate -> (route tokens, full tokens), or None when unparsed
     tasks: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(dict)))
-    rollouts: int = 0
-    unparsed: int = 0
+    rollouts: Counter = field(default_factory=Counter)      # per language
+    unparsed: Counter = field(default_factory=Counter)      # per language
     tools: dict = field(default_factory=lambda: defaultdict(Counter))
     lengths: dict = field(default_factory=lambda: defaultdict(list))
 
 
-def group(traces, canonical: Canonicalizer, source: str, target: str) -> dict[tuple, Cell]:
-    cells: dict[tuple, Cell] = {}
+def base_benchmark(benchmark: str, language: str) -> str:
+    """`airline_ja` in language ja is benchmark airline."""
+    return benchmark.removesuffix(f"_{language}")
+
+
+def group(traces, canonical: Canonicalizer) -> dict[tuple, Group]:
+    """Every trace, read once, into its model x benchmark x temperature group."""
+    groups: dict[tuple, Group] = {}
     for trace in traces:
-        if trace.language not in (source, target):
-            continue
-        benchmark = trace.benchmark.removesuffix(f"_{target}")
+        benchmark = base_benchmark(trace.benchmark, trace.language)
         key = (trace.model, benchmark, trace.temperature)
-        cell = cells.get(key)
-        if cell is None:
-            cell = cells[key] = Cell(trace.model, benchmark, trace.temperature)
-        cell.rollouts += 1
+        g = groups.get(key)
+        if g is None:
+            g = groups[key] = Group(trace.model, benchmark, trace.temperature)
+        g.rollouts[trace.language] += 1
         if not trace.parsed:
-            cell.unparsed += 1
-            cell.tasks[trace.task_id][trace.language][trace.replicate] = None
+            g.unparsed[trace.language] += 1
+            g.tasks[trace.task_id][trace.language][trace.replicate] = None
             continue
-        cell.tasks[trace.task_id][trace.language][trace.replicate] = canonical.encode(
+        g.tasks[trace.task_id][trace.language][trace.replicate] = canonical.encode(
             trace.benchmark, trace.language, trace.actions)
-        cell.tools[trace.language].update(a["tool"] for a in trace.actions)
-        cell.lengths[trace.language].append(len(trace.actions))
-    return cells
+        g.tools[trace.language].update(a["tool"] for a in trace.actions)
+        g.lengths[trace.language].append(len(trace.actions))
+    return groups
+
+
+def language_pairs(groups: dict[tuple, Group], source: str, targets: list[str] | None,
+                   pairs: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
+    """The (source, target) pairs to analyse: given, or the source against every other language."""
+    if pairs:
+        return pairs
+    present = sorted({lang for g in groups.values() for lang in g.rollouts})
+    return [(source, lang) for lang in present if lang != source and (not targets or lang in targets)]
 
 
 def agreement(a: tuple, b: tuple) -> float | None:
@@ -72,85 +102,111 @@ def agreement(a: tuple, b: tuple) -> float | None:
     return Levenshtein.normalized_similarity(a, b)
 
 
+def _bucket(trace: tuple) -> int:
+    return min(len(trace), MAX_BUCKET)
+
+
 @dataclass
 class Pairs:
-    within: list[float] = field(default_factory=list)     # per task
-    cross: list[float] = field(default_factory=list)      # per task
-    within_pairs: list[tuple[float, int]] = field(default_factory=list)   # (agreement, bucket)
-    cross_pairs: list[tuple[float, int]] = field(default_factory=list)
-    within_source: list[float] = field(default_factory=list)
+    """Per task (in task order): within and cross agreements with their length buckets."""
+    within: list[list[tuple[float, int]]] = field(default_factory=list)
+    cross: list[list[tuple[float, int]]] = field(default_factory=list)
+    within_source: list[float] = field(default_factory=list)   # per task means
     within_target: list[float] = field(default_factory=list)
     empty: int = 0
 
 
-def _bucket(a: tuple, b: tuple) -> int:
-    return min(max(len(a), len(b)), MAX_BUCKET)
-
-
-def pairs(cell: Cell, level: int, source: str, target: str) -> Pairs:
+def collect(g: Group, level: int, source: str, target: str) -> Pairs:
     out = Pairs()
-    for languages in cell.tasks.values():
-        within, cross = [], []
-        for language, bucket in ((source, out.within_source), (target, out.within_target)):
+    for languages in g.tasks.values():
+        within, by_language = [], {}
+        for language in (source, target):
             reps = sorted((r, t[level]) for r, t in languages.get(language, {}).items() if t is not None)
+            values = []
             for i in range(len(reps)):
                 for j in range(i + 1, len(reps)):
                     value = agreement(reps[i][1], reps[j][1])
                     if value is None:
                         out.empty += 1
                         continue
-                    within.append(value)
-                    bucket.append(value)
-                    out.within_pairs.append((value, _bucket(reps[i][1], reps[j][1])))
-        src = [(r, t[level]) for r, t in languages.get(source, {}).items() if t is not None]
-        tgt = [(r, t[level]) for r, t in languages.get(target, {}).items() if t is not None]
-        for rs, a in src:
-            for rt, b in tgt:
-                if rs == rt:
+                    values.append(value)
+                    within.append((value, _bucket(reps[i][1])))
+            by_language[language] = values
+        cross = []
+        for rs, a in languages.get(source, {}).items():
+            for rt, b in languages.get(target, {}).items():
+                if a is None or b is None or rs == rt:
                     continue  # cross-seed only: decoding noise enters both sides alike
-                value = agreement(a, b)
+                value = agreement(a[level], b[level])
                 if value is None:
                     out.empty += 1
                     continue
-                cross.append(value)
-                out.cross_pairs.append((value, _bucket(a, b)))
+                cross.append((value, _bucket(a[level])))
         if within and cross:
-            out.within.append(float(np.mean(within)))
-            out.cross.append(float(np.mean(cross)))
+            out.within.append(within)
+            out.cross.append(cross)
+            if by_language[source]:
+                out.within_source.append(float(np.mean(by_language[source])))
+            if by_language[target]:
+                out.within_target.append(float(np.mean(by_language[target])))
     return out
 
 
-def length_matched(p: Pairs) -> tuple[float | None, float | None]:
-    within, cross = defaultdict(list), defaultdict(list)
-    for value, bucket in p.within_pairs:
-        within[bucket].append(value)
-    for value, bucket in p.cross_pairs:
-        cross[bucket].append(value)
-    shared = [b for b in cross if b in within]
-    weights = np.array([len(cross[b]) for b in shared], dtype=float)
-    if not shared or weights.sum() == 0:
-        return None, None
-    weights /= weights.sum()
-    return (float(sum(w * np.mean(within[b]) for w, b in zip(weights, shared))),
-            float(sum(w * np.mean(cross[b]) for w, b in zip(weights, shared))))
+def _matrices(p: Pairs) -> tuple[np.ndarray, ...]:
+    """Per task and bucket: sums and counts of within and cross agreements (tasks x buckets)."""
+    shape = (len(p.within), MAX_BUCKET + 1)
+    ws, wn, cs, cn = (np.zeros(shape) for _ in range(4))
+    for t, (within, cross) in enumerate(zip(p.within, p.cross)):
+        for value, bucket in within:
+            ws[t, bucket] += value
+            wn[t, bucket] += 1
+        for value, bucket in cross:
+            cs[t, bucket] += value
+            cn[t, bucket] += 1
+    return ws, wn, cs, cn
 
 
-def chance_floor(cell: Cell, level: int, permutations: int, rng: np.random.Generator) -> float | None:
-    """Mean agreement of random pairs of traces from different tasks of the cell."""
-    pool = [(task, t[level]) for task, languages in cell.tasks.items()
-            for reps in languages.values() for t in reps.values() if t is not None]
-    if len({task for task, _ in pool}) < 2:
-        return None
-    values, tries = [], 0
-    while len(values) < permutations and tries < permutations * 20:
+def _matched(ws, wn, cs, cn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Matched Iwithin and Icross, and the share of cross pairs kept, for rows of bucket totals."""
+    keep = wn > 0
+    weights = np.where(keep, cn, 0.0)
+    total = weights.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        within = (np.where(keep, ws / np.where(keep, wn, 1), 0) * weights).sum(axis=-1) / total
+        cross = np.where(keep, cs, 0).sum(axis=-1) / total
+        kept = total / cn.sum(axis=-1)
+    return within, cross, kept
+
+
+def chance_floors(g: Group, level: int, source: str, target: str, permutations: int,
+                  rng: np.random.Generator) -> tuple[float | None, float | None, float | None]:
+    """(c_within, c_cross, c_any) from the same random pairs of different tasks."""
+    tasks = [langs for langs in g.tasks.values()
+             if any(t is not None for t in langs.get(source, {}).values())
+             and any(t is not None for t in langs.get(target, {}).values())]
+    if len(tasks) < 2:
+        return None, None, None
+    pools = [{lang: [t[level] for t in langs.get(lang, {}).values() if t is not None] for lang in (source, target)}
+             for langs in tasks]
+    within, cross, tries = [], [], 0
+    while len(within) < permutations and tries < permutations * 20:
         tries += 1
-        i, j = rng.integers(len(pool), size=2)
-        if pool[i][0] == pool[j][0]:
+        i, j = rng.integers(len(pools), size=2)
+        if i == j:
             continue
-        value = agreement(pool[i][1], pool[j][1])
-        if value is not None:
-            values.append(value)
-    return float(np.mean(values)) if values else None
+        language = (source, target)[int(rng.integers(2))]
+        a_src = pools[i][source][int(rng.integers(len(pools[i][source])))]
+        b_lang = pools[j][language][int(rng.integers(len(pools[j][language])))]
+        a_lang = a_src if language == source else pools[i][target][int(rng.integers(len(pools[i][target])))]
+        b_tgt = pools[j][target][int(rng.integers(len(pools[j][target])))]
+        w, c = agreement(a_lang, b_lang), agreement(a_src, b_tgt)
+        if w is None or c is None:
+            continue
+        within.append(w)
+        cross.append(c)
+    if not within:
+        return None, None, None
+    return float(np.mean(within)), float(np.mean(cross)), float(np.mean(within + cross))
 
 
 def _corrected(value, floor):
@@ -163,61 +219,99 @@ def _mean(values) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
-def level_numbers(cell: Cell, level: int, source: str, target: str, permutations: int,
-                  bootstrap: int, rng: np.random.Generator) -> dict:
-    p = pairs(cell, level, source, target)
-    within, cross = np.array(p.within), np.array(p.cross)
-    iw, ic = _mean(within), _mean(cross)
-    floor = chance_floor(cell, level, permutations, rng)
-    iw_c, ic_c = _corrected(iw, floor), _corrected(ic, floor)
-    lm_w, lm_c = length_matched(p)
+def _ci(samples: np.ndarray) -> list[float] | None:
+    samples = samples[np.isfinite(samples)]
+    return [float(x) for x in np.percentile(samples, [2.5, 97.5])] if len(samples) else None
+
+
+def level_numbers(g: Group, level: int, source: str, target: str, permutations: int, bootstrap: int,
+                  rng: np.random.Generator, baseline: str = "pooled") -> dict:
+    p = collect(g, level, source, target)
+    within_task = np.array([np.mean([v for v, _ in w]) for w in p.within])
+    cross_task = np.array([np.mean([v for v, _ in c]) for c in p.cross])
+    iw_pooled, ic = _mean(within_task), _mean(cross_task)
+    iw_source, iw_target = _mean(p.within_source), _mean(p.within_target)
+    iw = {"pooled": iw_pooled, "source": iw_source, "target": iw_target}[baseline]
+    c_within, c_cross, floor = chance_floors(g, level, source, target, permutations, rng)
+    ws, wn, cs, cn = _matrices(p)
+    m_within, m_cross, kept = (_matched(ws.sum(0), wn.sum(0), cs.sum(0), cn.sum(0)) if len(p.within)
+                               else (np.nan, np.nan, np.nan))
+    m_within = None if not np.isfinite(m_within) else float(m_within)
+    m_cross = None if not np.isfinite(m_cross) else float(m_cross)
+    shift = (c_within - c_cross) if c_within is not None else None
+    gap_raw = iw - ic if iw is not None and ic is not None else None
+    gap_matched = m_within - m_cross if m_within is not None and m_cross is not None else None
     numbers = {
-        "tasks": len(within), "pairs_within": len(p.within_pairs), "pairs_cross": len(p.cross_pairs),
-        "empty_pairs_excluded": p.empty,
-        "iwithin": iw, "iwithin_source": _mean(p.within_source), "iwithin_target": _mean(p.within_target),
+        "tasks": len(p.within), "pairs_within": int(wn.sum()), "pairs_cross": int(cn.sum()),
+        "empty_pairs_excluded": p.empty, "baseline": baseline,
+        "iwithin": iw, "iwithin_pooled": iw_pooled, "iwithin_source": iw_source, "iwithin_target": iw_target,
         "icross": ic, "retention": ic / iw if iw else None,
-        "gap_naive": iw - ic if iw is not None and ic is not None else None,
-        "iwithin_length_matched": lm_w, "icross_length_matched": lm_c,
-        "gap_length_matched": lm_w - lm_c if lm_w is not None else None,
-        "floor": floor, "iwithin_corrected": iw_c, "icross_corrected": ic_c,
-        "retention_corrected": ic_c / iw_c if iw_c else None,
-        "gap_corrected": iw_c - ic_c if iw_c is not None and ic_c is not None else None,
-        "gap_corrected_ci": None, "retention_ci": None,
+        "iwithin_matched": m_within, "icross_matched": m_cross,
+        "retention_matched": m_cross / m_within if m_within else None,
+        "matching_dropped": None if not np.isfinite(kept) else float(1 - kept),
+        "gap_raw": gap_raw, "gap_naive": gap_raw, "gap_matched": gap_matched,
+        "gap_corrected": gap_matched - shift if gap_matched is not None and shift is not None else None,
+        "floor_within": c_within, "floor_cross": c_cross, "floor": floor,
+        "iwithin_corrected": _corrected(iw, floor), "icross_corrected": _corrected(ic, floor),
+        "retention_corrected": None,
+        "gap_raw_ci": None, "gap_matched_ci": None, "gap_corrected_ci": None, "retention_matched_ci": None,
+        "retention_ci": None,
     }
-    if len(within) >= 2 and floor is not None and floor < 1 and bootstrap:
-        index = rng.integers(len(within), size=(bootstrap, len(within)))
-        w = (within[index].mean(axis=1) - floor) / (1 - floor)
-        c = (cross[index].mean(axis=1) - floor) / (1 - floor)
-        numbers["gap_corrected_ci"] = [float(x) for x in np.percentile(w - c, [2.5, 97.5])]
-        r = cross[index].mean(axis=1) / np.where(within[index].mean(axis=1) == 0, np.nan,
-                                                  within[index].mean(axis=1))
-        numbers["retention_ci"] = [float(x) for x in np.nanpercentile(r, [2.5, 97.5])]
+    if numbers["iwithin_corrected"]:
+        numbers["retention_corrected"] = numbers["icross_corrected"] / numbers["iwithin_corrected"]
+    if len(p.within) >= 2 and bootstrap:
+        n = len(p.within)
+        counts = rng.multinomial(n, np.full(n, 1 / n), size=bootstrap).astype(float)  # tasks drawn per resample
+        boot_w, boot_c = counts @ within_task / n, counts @ cross_task / n
+        bw, bc, _ = _matched(counts @ ws, counts @ wn, counts @ cs, counts @ cn)
+        numbers["gap_raw_ci"] = _ci(boot_w - boot_c)
+        numbers["retention_ci"] = _ci(boot_c / np.where(boot_w == 0, np.nan, boot_w))
+        numbers["gap_matched_ci"] = _ci(bw - bc)
+        numbers["retention_matched_ci"] = _ci(bc / np.where(bw == 0, np.nan, bw))
+        if shift is not None:
+            numbers["gap_corrected_ci"] = _ci(bw - bc - shift)
     return numbers
 
 
-def analyze_cell(cell: Cell, source: str, target: str, permutations: int, bootstrap: int,
-                 seed: int = 0) -> dict:
+def analyze_pair(g: Group, source: str, target: str, permutations: int, bootstrap: int, seed: int = 0,
+                 baseline: str = "pooled") -> dict:
     rng = np.random.default_rng(seed)
-    calls = {lang: sum(c.values()) for lang, c in cell.tools.items()}
-    rate = cell.unparsed / cell.rollouts if cell.rollouts else 0.0
+    rates = {lang: g.unparsed[lang] / g.rollouts[lang] for lang in (source, target) if g.rollouts[lang]}
+    over = sorted(lang for lang, rate in rates.items() if rate > UNRANKED_ABOVE)
+    rollouts = g.rollouts[source] + g.rollouts[target]
+    unparsed = g.unparsed[source] + g.unparsed[target]
+    calls = {lang: sum(g.tools[lang].values()) for lang in (source, target) if g.tools[lang]}
+    levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, rng, baseline)
+              for index, name in enumerate(LEVELS)}
+    warnings = [f"{name}: length matching dropped {n['matching_dropped']:.1%} of the cross pairs (no within "
+                "pair of the same length)" for name, n in levels.items() if n["matching_dropped"]]
     return {
-        "model": cell.model, "benchmark": cell.benchmark, "temperature": cell.temperature,
-        "rollouts": cell.rollouts, "parse_failures": cell.unparsed, "parse_failure_rate": rate,
-        "ranked": rate <= UNRANKED_ABOVE,
-        "mean_length": {lang: float(np.mean(v)) for lang, v in sorted(cell.lengths.items())},
-        "tool_share": {lang: {tool: n / calls[lang] for tool, n in sorted(c.items())}
-                       for lang, c in sorted(cell.tools.items())},
-        "levels": {name: level_numbers(cell, index, source, target, permutations, bootstrap, rng)
-                   for index, name in enumerate(LEVELS)},
+        "model": g.model, "benchmark": g.benchmark, "temperature": g.temperature,
+        "source": source, "target": target,
+        "rollouts": rollouts, "parse_failures": unparsed, "parse_failure_rate": unparsed / rollouts if rollouts else 0.0,
+        "parse_failure_rate_by_language": rates,
+        "ranked": not over, "unranked_because": [f"{lang}: {rates[lang]:.1%} unparsed (> 20%)" for lang in over],
+        "mean_length": {lang: float(np.mean(g.lengths[lang])) for lang in (source, target) if g.lengths[lang]},
+        "tool_share": {lang: {tool: k / calls[lang] for tool, k in sorted(g.tools[lang].items())}
+                       for lang in (source, target) if lang in calls},
+        "levels": levels, "warnings": warnings,
     }
 
 
-def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str = "ja",
-            permutations: int = 1000, bootstrap: int = 1000, progress=None) -> list[dict]:
-    cells = group(traces, canonical, source, target)
+def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
+            permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
+            pairs: list[tuple[str, str]] | None = None) -> list[dict]:
+    """One result per model x benchmark x temperature x language pair; the corpus is read once.
+    `target` None analyses the source against every other language present."""
+    if baseline not in BASELINES:
+        raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
+    groups = group(traces, canonical)
+    wanted = language_pairs(groups, source, [target] if target else None, pairs)
+    jobs = [(key, s, t) for key in sorted(groups, key=lambda k: (k[0], k[1], k[2])) for s, t in wanted
+            if groups[key].rollouts[s] and groups[key].rollouts[t]]
     results = []
-    for key in sorted(cells, key=lambda k: (k[0], k[1], k[2])):
-        results.append(analyze_cell(cells[key], source, target, permutations, bootstrap))
+    for key, s, t in jobs:
+        results.append(analyze_pair(groups[key], s, t, permutations, bootstrap, baseline=baseline))
         if progress:
-            progress(len(results), len(cells))
+            progress(len(results), len(jobs))
     return results

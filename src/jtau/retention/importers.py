@@ -34,7 +34,10 @@ def _load(path: Path):
 
 
 def from_tau2_results(path: Path, source_language: str = "en", target_language: str = "ja",
-                      model: str | None = None) -> list[Trace]:
+                      model: str | None = None, temperature: float | None = None) -> list[Trace]:
+    """Every simulation of a tau2 results file as a trace.  The agent's temperature must be
+    known (results are always quoted with their temperature): from the file's
+    info.agent_info.llm_args.temperature, or given; a file without it is refused."""
     data = _load(path)
     try:
         info, simulations = data["info"], data["simulations"]
@@ -44,7 +47,12 @@ def from_tau2_results(path: Path, source_language: str = "en", target_language: 
         raise InputError(f"{path}: not a tau2 results file (needs info.environment_info and simulations)") from None
     suffix = f"_{target_language}"
     language = target_language if domain.endswith(suffix) else source_language
-    temperature = float((agent.get("llm_args") or {}).get("temperature", 0.0))
+    recorded = (agent.get("llm_args") or {}).get("temperature")
+    if temperature is None:
+        if recorded is None:
+            raise InputError(f"{path}: info.agent_info.llm_args.temperature: the agent's temperature is not recorded; "
+                             "give it with --temperature T (retention is always quoted with its temperature)")
+        temperature = float(recorded)
     traces = []
     for index, sim in enumerate(simulations):
         actions = []

@@ -16,22 +16,30 @@ def _f(value, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _ci(interval) -> str:
+    return f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+
+
 def blocks(results: list[dict]) -> Group:
     """The default report, readable at 80 columns and in a log: per cell a header line (model,
-    benchmark, T, parse failures, mean length), then one row per level."""
+    benchmark, T, language pair, parse failures per language, mean length), then a row per level:
+    naive and matched retention, and the raw, matched and corrected gaps side by side."""
     parts = []
     for cell in results:
+        failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["parse_failure_rate_by_language"].items())
         length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
-        header = Text.assemble((f"{cell['model']} · {cell['benchmark']} · T={cell['temperature']:g}", "bold"),
-                               f"  parse fail {cell['parse_failure_rate']:.1%}",
-                               ("" if cell["ranked"] else ("  unranked", "red")), f"  mean len {length}")
+        header = Text.assemble((f"{cell['model']} · {cell['benchmark']} · T={cell['temperature']:g} · "
+                                f"{cell['source']}→{cell['target']}", "bold"),
+                               f"  unparsed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
+                               f"  len {length}")
         rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
-        for column in ("level", "n", "Iwithin", "Icross", "retention", "floor", "gap corrected [95% CI]"):
+        for column in ("level", "n", "Iwithin", "Icross", "ret", "ret m", "gap raw", "gap m",
+                       "gap corr [95% CI]"):
             rows.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
         for level, n in cell["levels"].items():
-            ci = n["gap_corrected_ci"]
             rows.add_row(level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
-                         _f(n["floor"]), _f(n["gap_corrected"]) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))
+                         _f(n["retention_matched"]), _f(n["gap_raw"]), _f(n["gap_matched"]),
+                         _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"]))
         parts += [header, rows, Text("")]
     return Group(*parts)
 
@@ -39,18 +47,23 @@ def blocks(results: list[dict]) -> Group:
 def table(results: list[dict]) -> Table:
     """Every number in one table (`--wide`): needs a wide terminal."""
     out = Table(title="cross-lingual policy retention", show_lines=False)
-    for column in ("model", "benchmark", "T", "level", "n", "Iwithin", "Icross", "retention", "floor",
-                   "gap naive", "gap len-matched", "gap corrected [95% CI]", "parse fail", "mean len"):
-        out.add_column(column, justify="right" if column not in ("model", "benchmark", "level") else "left")
+    for column in ("model", "benchmark", "T", "pair", "level", "n", "Iw src", "Iw tgt", "Iwithin", "Icross",
+                   "retention", "ret matched [95% CI]", "dropped", "floor w/x", "gap raw [CI]", "gap matched [CI]",
+                   "gap corrected [CI]", "unparsed", "mean len"):
+        out.add_column(column, justify="left" if column in ("model", "benchmark", "pair", "level") else "right")
     for cell in results:
-        rate = f"{cell['parse_failure_rate']:.1%}" + ("" if cell["ranked"] else " unranked")
+        failures = " ".join(f"{lang} {rate:.1%}" for lang, rate in cell["parse_failure_rate_by_language"].items())
+        rate = failures + ("" if cell["ranked"] else " unranked")
         length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
         for level, n in cell["levels"].items():
-            ci = n["gap_corrected_ci"]
-            gap = _f(n["gap_corrected"]) + (f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "")
-            out.add_row(cell["model"], cell["benchmark"], f"{cell['temperature']:g}", level, str(n["tasks"]),
-                        _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]), _f(n["floor"]),
-                        _f(n["gap_naive"]), _f(n["gap_length_matched"]), gap, rate, length)
+            dropped = "" if n["matching_dropped"] is None else f"{n['matching_dropped']:.1%}"
+            out.add_row(cell["model"], cell["benchmark"], f"{cell['temperature']:g}",
+                        f"{cell['source']}→{cell['target']}", level, str(n["tasks"]),
+                        _f(n["iwithin_source"]), _f(n["iwithin_target"]), _f(n["iwithin"]), _f(n["icross"]),
+                        _f(n["retention"]), _f(n["retention_matched"]) + _ci(n["retention_matched_ci"]), dropped,
+                        f"{_f(n['floor_within'])}/{_f(n['floor_cross'])}", _f(n["gap_raw"]) + _ci(n["gap_raw_ci"]),
+                        _f(n["gap_matched"]) + _ci(n["gap_matched_ci"]),
+                        _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"]), rate, length)
     return out
 
 
@@ -61,7 +74,8 @@ def write_json(results: list[dict], path: Path) -> None:
 
 
 def plot(results: list[dict], path: Path, level: str = "full") -> None:
-    """Retention per model (x) with its bootstrap interval, one marker per benchmark and T."""
+    """Matched retention per model (x) with its bootstrap interval: one panel per temperature,
+    one marker series per benchmark and language pair."""
     try:
         import matplotlib
 
@@ -70,28 +84,34 @@ def plot(results: list[dict], path: Path, level: str = "full") -> None:
     except ImportError:
         raise InputError("--plot needs matplotlib: pip install 'jtau[plot]'") from None
     models = sorted({cell["model"] for cell in results})
-    series = sorted({(cell["benchmark"], cell["temperature"]) for cell in results})
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(models) + 3), 4.5))
+    temperatures = sorted({cell["temperature"] for cell in results})
+    series = sorted({(cell["benchmark"], cell["source"], cell["target"]) for cell in results})
+    fig, axes = plt.subplots(1, len(temperatures), figsize=(max(6, 1.2 * len(models) + 3) * len(temperatures), 4.5),
+                             squeeze=False, sharey=True)
     width = 0.8 / max(1, len(series))
-    for k, (benchmark, temperature) in enumerate(series):
-        xs, ys, lo, hi = [], [], [], []
-        for i, model in enumerate(models):
-            cell = next((c for c in results if c["model"] == model and c["benchmark"] == benchmark
-                         and c["temperature"] == temperature), None)
-            if cell is None or cell["levels"][level]["retention"] is None:
-                continue
-            numbers = cell["levels"][level]
-            value, ci = numbers["retention"], numbers["retention_ci"] or [numbers["retention"]] * 2
-            xs.append(i - 0.4 + width * (k + 0.5))
-            ys.append(value)
-            lo.append(max(0.0, value - ci[0]))
-            hi.append(max(0.0, ci[1] - value))
-        ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=f"{benchmark}, T={temperature:g}")
-    ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-    ax.set_xticks(range(len(models)), models, rotation=20, ha="right")
-    ax.set_ylabel(f"retention Icross / Iwithin ({level})")
-    ax.set_title("Cross-lingual policy retention (95% bootstrap interval)")
-    ax.legend(fontsize=8)
+    for ax, temperature in zip(axes[0], temperatures):
+        for k, (benchmark, source, target) in enumerate(series):
+            xs, ys, lo, hi = [], [], [], []
+            for i, model in enumerate(models):
+                cell = next((c for c in results if c["model"] == model and c["benchmark"] == benchmark
+                             and c["temperature"] == temperature and (c["source"], c["target"]) == (source, target)),
+                            None)
+                numbers = cell["levels"][level] if cell else None
+                if numbers is None or numbers["retention_matched"] is None:
+                    continue
+                value = numbers["retention_matched"]
+                ci = numbers["retention_matched_ci"] or [value, value]
+                xs.append(i - 0.4 + width * (k + 0.5))
+                ys.append(value)
+                lo.append(max(0.0, value - ci[0]))
+                hi.append(max(0.0, ci[1] - value))
+            ax.errorbar(xs, ys, yerr=[lo, hi], fmt="o", capsize=3, label=f"{benchmark} {source}→{target}")
+        ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_xticks(range(len(models)), models, rotation=20, ha="right")
+        ax.set_title(f"T={temperature:g}")
+        ax.legend(fontsize=8)
+    axes[0][0].set_ylabel(f"matched retention Icross / Iwithin ({level})")
+    fig.suptitle("Cross-lingual policy retention (95% bootstrap interval)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
