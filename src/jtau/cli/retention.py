@@ -107,10 +107,13 @@ def retention_analyze(
                               pair_list)
         if not results:
             raise InputError(f"no language pair with traces on both sides (source {source_lang!r}) in the given files")
-        for cell in results:
-            for warning in cell["warnings"]:
-                err_console.print(Text(f"warning: {cell['model']} {cell['benchmark']} T={cell['temperature']:g} "
-                                       f"{cell['source']}->{cell['target']}: {warning}"), soft_wrap=True)
+        warnings = [f"{cell['model']} {cell['benchmark']} T={cell['temperature']:g} {cell['source']}->"
+                    f"{cell['target']}: {warning}" for cell in results for warning in cell["warnings"]]
+        for line in warnings[:5]:
+            err_console.print(Text(f"warning: {line}"), soft_wrap=True)
+        if len(warnings) > 5:
+            err_console.print(Text(f"warning: ... and {len(warnings) - 5} more (all in --json, key warnings)"),
+                              soft_wrap=True)
         out_console.print(table(results) if wide else blocks(results), soft_wrap=not wide)
         if json_file:
             write_json(results, json_file)

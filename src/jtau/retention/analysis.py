@@ -45,6 +45,7 @@ LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
 MAX_BUCKET = 20
 BASELINES = ("pooled", "source", "target")
+DROPPED_WARNING = 0.01  # warn when length matching drops this share of cross pairs or more
 
 
 @dataclass
@@ -284,7 +285,8 @@ def analyze_pair(g: Group, source: str, target: str, permutations: int, bootstra
     levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, rng, baseline)
               for index, name in enumerate(LEVELS)}
     warnings = [f"{name}: length matching dropped {n['matching_dropped']:.1%} of the cross pairs (no within "
-                "pair of the same length)" for name, n in levels.items() if n["matching_dropped"]]
+                "pair of the same length)" for name, n in levels.items()
+                if n["matching_dropped"] and n["matching_dropped"] >= DROPPED_WARNING]
     return {
         "model": g.model, "benchmark": g.benchmark, "temperature": g.temperature,
         "source": source, "target": target,
