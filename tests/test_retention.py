@@ -161,7 +161,8 @@ def test_cli_import_analyze_json_and_plot(tmp_path):
                   "--permutations", "50", "--bootstrap", "50")
     assert result.returncode == 0, result.stderr
     numbers = json.loads(out_json.read_text())
-    assert numbers[0]["levels"]["full"]["retention"] == 1.0
+    assert numbers["cells"][0]["levels"]["full"]["retention"] == 1.0
+    assert numbers["summary"]["rows"][1]["row"] == "matched" and numbers["summary"]["rows"][1]["retention"] == 1.0
     assert out_png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     broken = tmp_path / "broken.jsonl"
     broken.write_text(traces.read_text().splitlines()[0] + "\n{\"model\": \"m\"}\n")
@@ -228,3 +229,51 @@ def test_a_trace_row_without_temperature_and_tau2_results_without_one_are_refuse
     assert refused.returncode == 2 and "temperature is not recorded" in refused.stderr
     given = jtau("retention", "import", "--tau2", str(results), "--temperature", "0.7", "-o", str(tmp_path / "t.jsonl"))
     assert given.returncode == 0 and json.loads((tmp_path / "t.jsonl").read_text())["temperature"] == 0.7
+
+
+def _cell(model, temperature, retention_matched, gap_corrected, ci, ranked=True):
+    level = {"iwithin": 1.0, "icross": retention_matched, "retention": retention_matched, "gap_raw": 1 - retention_matched,
+             "iwithin_matched": 1.0, "icross_matched": retention_matched, "retention_matched": retention_matched,
+             "gap_matched": 1 - retention_matched, "gap_corrected": gap_corrected, "gap_corrected_ci": ci}
+    return {"model": model, "temperature": temperature, "ranked": ranked, "levels": {"full": level, "route": level}}
+
+
+def test_the_summary_counts_positive_gaps_intervals_band_variance_and_rank_agreement():
+    from jtau.retention.summary import across_models, spearman, temperature_rows
+
+    cells = [_cell("a", 0.0, 0.9, 0.05, [0.01, 0.09]), _cell("a", 0.0, 0.7, 0.15, [-0.02, 0.30]),
+             _cell("b", 0.0, 0.6, 0.30, [0.20, 0.40]), _cell("c", 0.0, 0.5, -0.01, [-0.05, 0.03]),
+             _cell("x", 0.0, 0.1, 0.90, [0.8, 1.0], ranked=False),
+             _cell("a", 0.5, 0.8, 0.10, None), _cell("b", 0.5, 0.5, 0.35, None), _cell("c", 0.5, 0.4, 0.02, None)]
+    rows = temperature_rows(cells)
+    t0 = [r for r in rows if r["temperature"] == 0.0]
+    assert [r["row"] for r in t0] == ["naive", "matched"] and t0[0]["cells"] == 4  # the unranked cell left out
+    assert t0[1]["retention"] == pytest.approx((0.9 + 0.7 + 0.6 + 0.5) / 4)
+    assert t0[0]["positive_gaps"] == 3 and t0[0]["intervals_excluding_zero"] == 2
+    models = across_models(cells)
+    t0m = models["per_temperature"]["0"]
+    assert t0m["band"] == pytest.approx(0.8 - 0.5)  # model means a 0.8, b 0.6, c 0.5
+    values, means = [0.9, 0.7, 0.6, 0.5], {"a": 0.8, "b": 0.6, "c": 0.5}
+    between = 2 * (0.8 - 0.675) ** 2 + (0.6 - 0.675) ** 2 + (0.5 - 0.675) ** 2
+    total = sum((v - 0.675) ** 2 for v in values)
+    assert t0m["variance_explained_by_model"] == pytest.approx(between / total)
+    # orderings by corrected gap: T=0 a 0.10, b 0.30, c -0.01; T=0.5 a 0.10, b 0.35, c 0.02: the same order
+    assert models["rank_correlation_of_corrected_gaps"]["0 vs 0.5"] == pytest.approx(1.0)
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+
+
+def test_translate_calls_and_the_ascii_share_of_reasoning_are_reported_per_language():
+    traces = []
+    for task in range(4):
+        for r in (0, 1):
+            traces.append(Trace("m", "b", "en", 0.0, r, str(task), True, [{"tool": "search", "args": {}}],
+                                thoughts="Let me search."))
+            traces.append(Trace("m", "b", "hi", 0.0, r, str(task), True,
+                                [{"tool": "Translate", "args": {}}, {"tool": "search", "args": {}}],
+                                thoughts="खोज" + "abc"))
+    summary = {}
+    analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 50, 0, summary=summary)
+    languages = summary["languages"]
+    assert languages["hi"]["translate_call_share"] == 0.5 and languages["en"]["translate_call_share"] == 0.0
+    assert languages["en"]["thoughts_ascii_share"] == 1.0
+    assert languages["hi"]["thoughts_ascii_share"] == pytest.approx(3 / 6)

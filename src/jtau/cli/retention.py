@@ -80,7 +80,7 @@ def retention_analyze(
     from jtau.project import maps_dir, project_root
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
-    from jtau.retention.report import blocks, plot, table, write_json
+    from jtau.retention.report import blocks, plot, summary_table, table, write_json
     from jtau.retention.traces import read_traces
 
     from jtau.write import ensure_writable
@@ -104,7 +104,7 @@ def retention_analyze(
             task = bar.add_task("reading traces and analysing cells", total=None)
             results = analyze(read_traces(traces), canonical, source_lang, target_lang, permutations, bootstrap,
                               lambda done, total: bar.update(task, completed=done, total=total), baseline,
-                              pair_list)
+                              pair_list, summary := {})
         if not results:
             raise InputError(f"no language pair with traces on both sides (source {source_lang!r}) in the given files")
         warnings = [f"{cell['model']} {cell['benchmark']} T={cell['temperature']:g} {cell['source']}->"
@@ -115,8 +115,9 @@ def retention_analyze(
             err_console.print(Text(f"warning: ... and {len(warnings) - 5} more (all in --json, key warnings)"),
                               soft_wrap=True)
         out_console.print(table(results) if wide else blocks(results), soft_wrap=not wide)
+        out_console.print(summary_table(summary), soft_wrap=True)
         if json_file:
-            write_json(results, json_file)
+            write_json({"cells": results, "summary": summary}, json_file)
         if plot_file:
             plot(results, plot_file)
     except JtauError as exc:

@@ -60,6 +60,7 @@ class Group:
     unparsed: Counter = field(default_factory=Counter)      # per language
     tools: dict = field(default_factory=lambda: defaultdict(Counter))
     lengths: dict = field(default_factory=lambda: defaultdict(list))
+    thoughts: dict = field(default_factory=dict)  # language -> (ASCII characters, characters)
 
 
 def base_benchmark(benchmark: str, language: str) -> str:
@@ -77,6 +78,10 @@ def group(traces, canonical: Canonicalizer) -> dict[tuple, Group]:
         if g is None:
             g = groups[key] = Group(trace.model, benchmark, trace.temperature)
         g.rollouts[trace.language] += 1
+        if trace.thoughts:
+            text = "".join(trace.thoughts.split())
+            a, n = g.thoughts.get(trace.language, (0, 0))
+            g.thoughts[trace.language] = (a + sum(c.isascii() for c in text), n + len(text))
         if not trace.parsed:
             g.unparsed[trace.language] += 1
             g.tasks[trace.task_id][trace.language][trace.replicate] = None
@@ -302,9 +307,10 @@ def analyze_pair(g: Group, source: str, target: str, permutations: int, bootstra
 
 def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
-            pairs: list[tuple[str, str]] | None = None) -> list[dict]:
+            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None) -> list[dict]:
     """One result per model x benchmark x temperature x language pair; the corpus is read once.
-    `target` None analyses the source against every other language present."""
+    `target` None analyses the source against every other language present.  Pass a dict as
+    `summary` to receive the paper-shaped summary (summary.py) too."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
     groups = group(traces, canonical)
@@ -316,4 +322,8 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
         results.append(analyze_pair(groups[key], s, t, permutations, bootstrap, baseline=baseline))
         if progress:
             progress(len(results), len(jobs))
+    if summary is not None:
+        from jtau.retention.summary import summarize
+
+        summary.update(summarize(results, groups.values()))
     return results

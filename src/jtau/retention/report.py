@@ -67,7 +67,34 @@ def table(results: list[dict]) -> Table:
     return out
 
 
-def write_json(results: list[dict], path: Path) -> None:
+def summary_table(summary: dict) -> Group:
+    """The paper-shaped summary (summary.py), at 80 columns: a row per temperature and kind."""
+    rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1),
+                 title="summary over ranked cells (level full)", title_justify="left")
+    for column in ("T", "row", "cells", "Iwithin", "Icross", "retention", "gap", "gap corr", "> 0", "CI > 0"):
+        rows.add_column(column, justify="left" if column in ("row",) else "right", no_wrap=True)
+    for r in summary["rows"]:
+        rows.add_row(f"{r['temperature']:g}", r["row"], str(r["cells"]), _f(r["iwithin"]), _f(r["icross"]),
+                     _f(r["retention"]), _f(r["gap"]), _f(r["gap_corrected"]), str(r["positive_gaps"]),
+                     str(r["intervals_excluding_zero"]))
+    lines = [rows]
+    for temperature, m in summary["across_models"]["per_temperature"].items():
+        lines.append(Text(f"T={temperature}: {m['models']} models, band of matched retention {_f(m['band'])}, "
+                          f"variance explained by model {_f(m['variance_explained_by_model'])}"))
+    for pair, rho in summary["across_models"]["rank_correlation_of_corrected_gaps"].items():
+        lines.append(Text(f"rank correlation of models' corrected gaps, T {pair}: {_f(rho)}"))
+    shares = [f"{lang} {v['translate_call_share']:.1%}" for lang, v in summary["languages"].items()
+              if v["translate_call_share"]]
+    if shares:
+        lines.append(Text("Translate-like tool calls: " + ", ".join(shares[:12]) + (" ..." if len(shares) > 12 else "")))
+    thoughts = [f"{lang} {v['thoughts_ascii_share']:.0%}" for lang, v in summary["languages"].items()
+                if v["thoughts_ascii_share"] is not None]
+    if thoughts:
+        lines.append(Text("ASCII share of reasoning: " + ", ".join(thoughts[:12]) + (" ..." if len(thoughts) > 12 else "")))
+    return Group(*lines)
+
+
+def write_json(results, path: Path) -> None:
     from jtau.write import atomic_write
 
     atomic_write(path, orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")

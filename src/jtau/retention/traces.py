@@ -1,7 +1,7 @@
 """Trace files: JSON Lines, one rollout a line.
 
     {"model": str, "benchmark": str, "language": str, "temperature": float, "replicate": int,
-     "task_id": str, "parsed": bool, "actions": [{"tool": str, "args": {}}]}
+     "task_id": str, "parsed": bool, "actions": [{"tool": str, "args": {}}], "thoughts": str (optional)}
 
 `parsed: false` means the rollout produced no parseable trace (its `actions` are empty); it
 counts toward the cell's parse-failure rate and takes part in no comparison.
@@ -30,9 +30,13 @@ class Trace:
     task_id: str
     parsed: bool = True
     actions: list[dict] = field(default_factory=list)
+    thoughts: str | None = None  # optional: the rollout's reasoning text (its language is measured)
 
     def to_json(self) -> bytes:
-        return orjson.dumps({name: getattr(self, name) for name in FIELDS})
+        data = {name: getattr(self, name) for name in FIELDS}
+        if self.thoughts is not None:
+            data["thoughts"] = self.thoughts
+        return orjson.dumps(data)
 
 
 def _check(data, where: str) -> Trace:
@@ -51,7 +55,8 @@ def _check(data, where: str) -> Trace:
     try:
         return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]),
                      float(data["temperature"]), int(data["replicate"]), str(data["task_id"]),
-                     bool(data["parsed"]), actions)
+                     bool(data["parsed"]), actions,
+                     str(data["thoughts"]) if data.get("thoughts") is not None else None)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{where}: {exc}") from None
 
