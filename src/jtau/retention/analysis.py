@@ -33,6 +33,7 @@ Definitions (the method's, with the choices jtau adds marked *):
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
 MAX_BUCKET = 20
 BASELINES = ("pooled", "source", "target")
+TRANSLATE = re.compile(r"translat", re.IGNORECASE)  # a tool that translates: the English-pivot signal
 DROPPED_WARNING = 0.01  # warn when length matching drops this share of cross pairs or more
 
 
@@ -61,6 +63,7 @@ class Group:
     tools: dict = field(default_factory=lambda: defaultdict(Counter))
     lengths: dict = field(default_factory=lambda: defaultdict(list))
     thoughts: dict = field(default_factory=dict)  # language -> (ASCII characters, characters)
+    translating: Counter = field(default_factory=Counter)  # parsed rollouts with a Translate-like call
 
 
 def base_benchmark(benchmark: str, language: str) -> str:
@@ -89,6 +92,8 @@ def group(traces, canonical: Canonicalizer) -> dict[tuple, Group]:
         g.tasks[trace.task_id][trace.language][trace.replicate] = canonical.encode(
             trace.benchmark, trace.language, trace.actions)
         g.tools[trace.language].update(a["tool"] for a in trace.actions)
+        if any(TRANSLATE.search(a["tool"]) for a in trace.actions):
+            g.translating[trace.language] += 1
         g.lengths[trace.language].append(len(trace.actions))
     return groups
 
@@ -186,30 +191,38 @@ def _matched(ws, wn, cs, cn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def chance_floors(g: Group, level: int, source: str, target: str, permutations: int,
                   rng: np.random.Generator) -> tuple[float | None, float | None, float | None]:
-    """(c_within, c_cross, c_any) from the same random pairs of different tasks."""
-    tasks = [langs for langs in g.tasks.values()
-             if any(t is not None for t in langs.get(source, {}).values())
-             and any(t is not None for t in langs.get(target, {}).values())]
-    if len(tasks) < 2:
+    """(c_within, c_cross, c_any) from the same random pairs of different tasks: for each pair
+    (i, j) one language L, c_within compares i's and j's traces in L, c_cross i's source trace
+    with j's target trace.  Indices are drawn at once (vectorized); agreements one by one."""
+    pools = []
+    for langs in g.tasks.values():
+        src = [t[level] for t in langs.get(source, {}).values() if t is not None]
+        tgt = [t[level] for t in langs.get(target, {}).values() if t is not None]
+        if src and tgt:
+            pools.append((src, tgt))
+    if len(pools) < 2:
         return None, None, None
-    pools = [{lang: [t[level] for t in langs.get(lang, {}).values() if t is not None] for lang in (source, target)}
-             for langs in tasks]
-    within, cross, tries = [], [], 0
-    while len(within) < permutations and tries < permutations * 20:
-        tries += 1
-        i, j = rng.integers(len(pools), size=2)
-        if i == j:
-            continue
-        language = (source, target)[int(rng.integers(2))]
-        a_src = pools[i][source][int(rng.integers(len(pools[i][source])))]
-        b_lang = pools[j][language][int(rng.integers(len(pools[j][language])))]
-        a_lang = a_src if language == source else pools[i][target][int(rng.integers(len(pools[i][target])))]
-        b_tgt = pools[j][target][int(rng.integers(len(pools[j][target])))]
+    draws = 2 * permutations
+    i, j = rng.integers(len(pools), size=draws), rng.integers(len(pools), size=draws)
+    in_target = rng.integers(2, size=draws).astype(bool)
+    picks = rng.random((draws, 4))
+    within, cross = [], []
+    for k in np.flatnonzero(i != j):
+        a_src_pool, a_tgt_pool = pools[i[k]]
+        b_src_pool, b_tgt_pool = pools[j[k]]
+        a_src = a_src_pool[int(picks[k, 0] * len(a_src_pool))]
+        b_tgt = b_tgt_pool[int(picks[k, 1] * len(b_tgt_pool))]
+        if in_target[k]:
+            a_lang, b_lang = a_tgt_pool[int(picks[k, 2] * len(a_tgt_pool))], b_tgt
+        else:
+            a_lang, b_lang = a_src, b_src_pool[int(picks[k, 3] * len(b_src_pool))]
         w, c = agreement(a_lang, b_lang), agreement(a_src, b_tgt)
         if w is None or c is None:
             continue
         within.append(w)
         cross.append(c)
+        if len(within) == permutations:
+            break
     if not within:
         return None, None, None
     return float(np.mean(within)), float(np.mean(cross)), float(np.mean(within + cross))

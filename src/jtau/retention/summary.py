@@ -15,13 +15,12 @@ expects beside the per-cell numbers.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from itertools import combinations
 
 import numpy as np
 
-TRANSLATE = re.compile(r"translat", re.IGNORECASE)
+from jtau.retention.analysis import TRANSLATE
 
 
 def _mean(values):
@@ -95,8 +94,11 @@ def across_models(cells: list[dict], level: str = "full") -> dict:
 
 
 def per_language(groups) -> dict:
-    calls, translate, ascii_chars, chars = (defaultdict(int) for _ in range(4))
+    calls, translate, ascii_chars, chars, parsed, translating = (defaultdict(int) for _ in range(6))
     for g in groups:
+        for language, n in g.rollouts.items():
+            parsed[language] += n - g.unparsed[language]
+            translating[language] += g.translating[language]
         for language, counter in g.tools.items():
             calls[language] += sum(counter.values())
             translate[language] += sum(n for tool, n in counter.items() if TRANSLATE.search(tool))
@@ -104,6 +106,7 @@ def per_language(groups) -> dict:
             ascii_chars[language] += a
             chars[language] += n
     return {language: {"translate_call_share": translate[language] / calls[language] if calls[language] else None,
+                       "translate_rollout_share": translating[language] / parsed[language] if parsed[language] else None,
                        "thoughts_ascii_share": ascii_chars[language] / chars[language] if chars[language] else None}
             for language in sorted(calls)}
 
