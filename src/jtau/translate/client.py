@@ -189,7 +189,8 @@ class MTClient:
             if dead:
                 self._stopped = True
         if dead:
-            raise InputError(f"the endpoint failed {self.settings.breaker} requests in a row (last: {exc}); "
+            hint = ": is the endpoint running?" if exc.unreachable else ""
+            raise InputError(f"the endpoint failed {self.settings.breaker} requests in a row (last: {exc}{hint}); "
                              f"stopped after {self.requests} requests. Translations received so far are kept "
                              "in the journal; run again when the endpoint works") from None
 
