@@ -157,9 +157,9 @@ def collect(g: Group, level: int, source: str, target: str) -> Pairs:
             out.within.append(within)
             out.cross.append(cross)
             if by_language[source]:
-                out.within_source.append(float(np.mean(by_language[source])))
+                out.within_source.append(sum(by_language[source]) / len(by_language[source]))
             if by_language[target]:
-                out.within_target.append(float(np.mean(by_language[target])))
+                out.within_target.append(sum(by_language[target]) / len(by_language[target]))
     return out
 
 
@@ -246,8 +246,8 @@ def _ci(samples: np.ndarray) -> list[float] | None:
 def level_numbers(g: Group, level: int, source: str, target: str, permutations: int, bootstrap: int,
                   rng: np.random.Generator, baseline: str = "pooled") -> dict:
     p = collect(g, level, source, target)
-    within_task = np.array([np.mean([v for v, _ in w]) for w in p.within])
-    cross_task = np.array([np.mean([v for v, _ in c]) for c in p.cross])
+    within_task = np.array([sum(v for v, _ in w) / len(w) for w in p.within])  # plain Python: tiny lists
+    cross_task = np.array([sum(v for v, _ in c) / len(c) for c in p.cross])
     iw_pooled, ic = _mean(within_task), _mean(cross_task)
     iw_source, iw_target = _mean(p.within_source), _mean(p.within_target)
     iw = {"pooled": iw_pooled, "source": iw_source, "target": iw_target}[baseline]
@@ -280,9 +280,13 @@ def level_numbers(g: Group, level: int, source: str, target: str, permutations: 
         numbers["retention_corrected"] = numbers["icross_corrected"] / numbers["iwithin_corrected"]
     if len(p.within) >= 2 and bootstrap:
         n = len(p.within)
-        counts = rng.multinomial(n, np.full(n, 1 / n), size=bootstrap).astype(float)  # tasks drawn per resample
-        boot_w, boot_c = counts @ within_task / n, counts @ cross_task / n
-        bw, bc, _ = _matched(counts @ ws, counts @ wn, counts @ cs, counts @ cn)
+        # how often each task is drawn in each resample (bincount of offset draws: one C call)
+        draws = rng.integers(n, size=(bootstrap, n)) + np.arange(bootstrap)[:, None] * n
+        counts = np.bincount(draws.ravel(), minlength=bootstrap * n).reshape(bootstrap, n).astype(float)
+        k = ws.shape[1]
+        totals = counts @ np.hstack([ws, wn, cs, cn, within_task[:, None], cross_task[:, None]])  # one product
+        boot_w, boot_c = totals[:, 4 * k] / n, totals[:, 4 * k + 1] / n
+        bw, bc, _ = _matched(totals[:, :k], totals[:, k:2 * k], totals[:, 2 * k:3 * k], totals[:, 3 * k:4 * k])
         numbers["gap_raw_ci"] = _ci(boot_w - boot_c)
         numbers["retention_ci"] = _ci(boot_c / np.where(boot_w == 0, np.nan, boot_w))
         numbers["gap_matched_ci"] = _ci(bw - bc)
