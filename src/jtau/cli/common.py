@@ -9,10 +9,12 @@ from typing import Annotated, Optional
 import typer
 from rich.console import Console
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from jtau import __version__, rules
+from jtau import __version__
 from jtau.errors import InputError, JtauError
+
+# `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
+# imported where a command needs them, not here.
 
 app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark that grades like the original.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
@@ -30,6 +32,8 @@ OutOpt = Annotated[Optional[Path], typer.Option(
 
 
 def domains(domain: str) -> list[str]:
+    from jtau import rules
+
     if domain == "all":
         return rules.available()
     if domain not in rules.available():
@@ -98,10 +102,12 @@ class LineProgress:
                           highlight=False)
 
 
-def progress_bar() -> Progress | LineProgress:
+def progress_bar():
     """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
     if not err_console.is_terminal:
         return LineProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     TimeElapsedColumn(), console=err_console, transient=True)
 

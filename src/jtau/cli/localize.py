@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import Progress
 from rich.table import Table
 from rich.text import Text
 
@@ -43,7 +42,7 @@ class _Progress:
     STEPS = {"load": "swapping entities", "swap": "building templates", "templates": "translating",
              "translate": "rendering", "render": "validating", "validate": "done"}
 
-    def __init__(self, progress: Progress, name: str):
+    def __init__(self, progress, name: str):
         self.progress, self.name = progress, name
         self.task = progress.add_task(f"{name}: loading source and maps", total=None)
 
