@@ -67,9 +67,10 @@ class Glossary:
 
     def _find_hints(self, text: str) -> dict[str, str]:
         found = {}
-        for term, pattern, excluded_phrases in self._hint_patterns:
-            if term in found:
-                continue
+        words = set(WORD.findall(text))
+        for first, term, pattern, excluded_phrases in self._hint_patterns:
+            if term in found or (first is not None and first not in words):
+                continue  # a surface can only occur where its first word does: most are skipped here
             excluded = [m.span() for phrase in excluded_phrases for m in phrase.finditer(text)]
             for match in pattern.finditer(text):
                 if not any(start <= match.start() < end for start, end in excluded):
@@ -78,10 +79,11 @@ class Glossary:
         return dict(sorted(found.items()))
 
     @functools.cached_property
-    def _hint_patterns(self) -> list[tuple[str, re.Pattern, list[re.Pattern]]]:
+    def _hint_patterns(self) -> list[tuple[str | None, str, re.Pattern, list[re.Pattern]]]:
         """Compiled once: a glossary with the retail catalog has ~900 surfaces, more than
         the re module's cache holds, and every segment is searched for all of them."""
-        return [(term, re.compile(rf"(?<![\w-]){re.escape(surface)}(?![\w-])"),
+        return [(next(iter(WORD.findall(surface)), None), term,
+                 re.compile(rf"(?<![\w-]){re.escape(surface)}(?![\w-])"),
                  [re.compile(re.escape(p), re.IGNORECASE) for p in self.terms[term].not_in])
                 for surface, term in sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))]
 
@@ -95,6 +97,9 @@ class Glossary:
         digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
         return Glossary({**self.terms, **extra}, self.allow_latin, digest)
 
+
+
+WORD = re.compile(r"\w+")  # the first word of a surface must be a word of the text
 
 
 EMPTY = Glossary({}, frozenset(), "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -25,12 +26,14 @@ from jtau.errors import InputError, JtauError
 
 @app.command()
 def verify(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail).")],
+    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom).")],
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the per-task report as JSON.")] = None,
     tasks: Annotated[Optional[list[str]], typer.Option("--task", help="Only these task ids (repeatable).")] = None,
     rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", min=1, help="Worker processes (tasks are independent). Default: one per CPU.")] = None,
 ) -> None:
     """Replay every task's golden actions in tau2 on source and J-tau data; exit 1 unless they commute."""
     import json as jsonlib
@@ -61,7 +64,7 @@ def verify(
             with progress_bar() as bar:
                 task = bar.add_task(f"{domain}: replaying", total=None)
                 checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
-                                             set(tasks) if tasks else None, advance)
+                                             set(tasks) if tasks else None, advance, jobs or os.cpu_count() or 1)
         except KeyboardInterrupt:
             say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
             raise typer.Exit(130) from None

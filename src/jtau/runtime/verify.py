@@ -10,7 +10,9 @@ agree.  Mismatches name the task, the action and the first differing JSON paths.
 
 from __future__ import annotations
 
+import multiprocessing
 import time
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -153,7 +155,8 @@ def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
 
 
 def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = None,
-           rewards: bool = True, tasks: set[str] | None = None, progress=None) -> tuple[list[TaskCheck], float]:
+           rewards: bool = True, tasks: set[str] | None = None, progress=None,
+           jobs: int = 1) -> tuple[list[TaskCheck], float]:
     if domain not in RUNTIME:
         raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
     runtime = RUNTIME[domain]
@@ -183,37 +186,73 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
             raise InputError(f"{domain} has no task {', '.join(map(repr, unknown))}; its {len(known)} task ids "
                              f"run from {known[0]!r} to {known[-1]!r}")
     checks = [initial_check(source_start, localized_start, rules, loc)]
-    for s_raw, l_raw in zip(source.tasks, localized.tasks):
-        if tasks and s_raw["id"] not in tasks:
-            continue
-        s_task, l_task = Task.model_validate(s_raw), Task.model_validate(l_raw)
-        s_env, s_traj, s_out = replay(make_source, s_task)
-        l_env, l_traj, l_out = replay(make_localized, l_task)
-        check = TaskCheck(s_task.id, len(s_out), s_out, l_out, False, None, None)
-        for index, (a, b) in enumerate(zip(s_out, l_out)):
-            if a != b:
-                action = s_task.evaluation_criteria.actions[index]
-                check.problems.append(f"action {index} {action.name}: {a} on the source, {b} localized")
-        diffs, problems = compare_final(source_start, runtime.dump(s_env),
-                                        localized_start, runtime.dump(l_env), rules, loc)
-        s_asserts, l_asserts = assertions(s_env, s_task), assertions(l_env, l_task)
-        check.assertions = len(s_asserts)
-        for index, (a, b) in enumerate(zip(s_asserts, l_asserts)):
-            if a != b:
-                name = s_task.evaluation_criteria.env_assertions[index].func_name
-                check.problems.append(f"env assertion {index} {name}: {a} on the source, {b} localized")
-        check.problems += [f"localizing the source final db: {p}" for p in problems]
-        check.db_equal = not diffs
-        check.problems += [f"final db differs at {d}" for d in diffs]
-        if rewards:
-            check.reward_source = EnvironmentEvaluator.calculate_reward(make_source, s_task, s_traj).reward
-            check.reward_localized = EnvironmentEvaluator.calculate_reward(make_localized, l_task, l_traj).reward
-            if check.reward_source != check.reward_localized:
-                check.problems.append(f"tau2 reward {check.reward_localized} localized, {check.reward_source} on the source")
+    selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
+    global _CONTEXT
+    _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,
+                        rules, loc, runtime, rewards)
+    for check in _run(selected, jobs):
         checks.append(check)
         if progress:
             progress(check)
+    _CONTEXT = None
     return checks, time.perf_counter() - start
+
+
+@dataclass
+class _Context:
+    """What a worker needs to check a task; set before the workers fork, so they share it."""
+    source_tasks: list
+    localized_tasks: list
+    make_source: object
+    make_localized: object
+    source_start: dict
+    localized_start: dict
+    rules: object
+    loc: object
+    runtime: object
+    rewards: bool
+
+
+_CONTEXT: _Context | None = None
+
+
+def _run(selected: list[int], jobs: int):
+    """The checks of the selected tasks, in task order: in this process, or in `jobs` forked
+    worker processes (tasks are independent; each builds its own environments)."""
+    if jobs <= 1 or len(selected) < 4 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(check_task, selected)
+        return
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(check_task, selected, chunksize=max(1, len(selected) // (jobs * 8)))
+
+
+def check_task(index: int) -> TaskCheck:
+    ctx = _CONTEXT
+    s_task, l_task = Task.model_validate(ctx.source_tasks[index]), Task.model_validate(ctx.localized_tasks[index])
+    s_env, s_traj, s_out = replay(ctx.make_source, s_task)
+    l_env, l_traj, l_out = replay(ctx.make_localized, l_task)
+    check = TaskCheck(s_task.id, len(s_out), s_out, l_out, False, None, None)
+    for i, (a, b) in enumerate(zip(s_out, l_out)):
+        if a != b:
+            action = s_task.evaluation_criteria.actions[i]
+            check.problems.append(f"action {i} {action.name}: {a} on the source, {b} localized")
+    diffs, problems = compare_final(ctx.source_start, ctx.runtime.dump(s_env),
+                                    ctx.localized_start, ctx.runtime.dump(l_env), ctx.rules, ctx.loc)
+    s_asserts, l_asserts = assertions(s_env, s_task), assertions(l_env, l_task)
+    check.assertions = len(s_asserts)
+    for i, (a, b) in enumerate(zip(s_asserts, l_asserts)):
+        if a != b:
+            name = s_task.evaluation_criteria.env_assertions[i].func_name
+            check.problems.append(f"env assertion {i} {name}: {a} on the source, {b} localized")
+    check.problems += [f"localizing the source final db: {p}" for p in problems]
+    check.db_equal = not diffs
+    check.problems += [f"final db differs at {d}" for d in diffs]
+    if ctx.rewards:
+        check.reward_source = EnvironmentEvaluator.calculate_reward(ctx.make_source, s_task, s_traj).reward
+        check.reward_localized = EnvironmentEvaluator.calculate_reward(ctx.make_localized, l_task, l_traj).reward
+        if check.reward_source != check.reward_localized:
+            check.problems.append(f"tau2 reward {check.reward_localized} localized, {check.reward_source} on the source")
+    return check
 
 
 def as_json(checks: list[TaskCheck]) -> list[dict]:
