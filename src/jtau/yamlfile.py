@@ -6,6 +6,9 @@ field, a duplicate target) can still be reported as `entity_maps/people.yaml:42`
 
 from __future__ import annotations
 
+import hashlib
+import os
+import pickle
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,11 +52,48 @@ class YamlDoc:
             raise InputError(f"{self.path}: invalid content", details) from None
 
 
+CACHE_VERSION = b"jtau-yaml-1"
+
+
+def _cache_file(text: str) -> Path | None:
+    """Where the parse of this exact content is kept ($JTAU_CACHE, else ~/.cache/jtau), or None
+    when caching is off (JTAU_CACHE=off)."""
+    setting = os.environ.get("JTAU_CACHE")
+    if setting == "off":
+        return None
+    folder = Path(setting) if setting else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jtau"
+    digest = hashlib.sha256(CACHE_VERSION + text.encode("utf-8")).hexdigest()
+    return folder / "yaml" / f"{digest}.pickle"
+
+
 def load_yaml(path: Path) -> YamlDoc:
+    """Parse a YAML file people edit, with line numbers.  ruamel.yaml is slow on the big maps,
+    so a parse is cached by the file's content (a changed file is parsed again; a cache that
+    cannot be read or written is ignored)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    cache = _cache_file(text)
+    if cache is not None and cache.is_file():
+        try:
+            data, lines = pickle.loads(cache.read_bytes())
+            return YamlDoc(path=path, data=data, lines=lines)
+        except Exception:  # a damaged cache entry: parse again
+            pass
+    doc = _parse(path, text)
+    if cache is not None:
+        try:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            temporary = cache.with_suffix(f".{os.getpid()}.tmp")
+            temporary.write_bytes(pickle.dumps((doc.data, doc.lines), protocol=pickle.HIGHEST_PROTOCOL))
+            os.replace(temporary, cache)
+        except OSError:
+            pass
+    return doc
+
+
+def _parse(path: Path, text: str) -> YamlDoc:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
     try:
