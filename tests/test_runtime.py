@@ -201,3 +201,21 @@ def test_the_japanese_simulator_reads_japanese_scenario_labels(airline_ja):
     assert "問い合わせの理由：" in prompt and "タスクの指示：" in prompt
     assert "Reason for call" not in prompt and "Task instructions" not in prompt
     assert "担当者に問い合わせる" not in prompt and "エージェントに問い合わせる" in prompt
+
+
+def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
+    from tau2.data_model.message import AssistantMessage, UserMessage
+    from tau2.data_model.simulation import SimulationRun, TerminationReason
+    from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
+    from tau2.registry import registry
+
+    register(ROOT, registry)
+    task = next(t for t in registry.get_tasks_loader("retail_ja")("base") if t.id == "40")
+    assert "mastercard" in task.evaluation_criteria.communicate_info
+    said = [f"{item}です。" for item in task.evaluation_criteria.communicate_info if item != "mastercard"]
+    messages = [UserMessage(role="user", content="どのカードですか？"),
+                AssistantMessage(role="assistant", content=" ".join(said) + " お支払いはマスターカードです。")]
+    run = SimulationRun(id="x", task_id="40", start_time="", end_time="", duration=0.0,
+                        termination_reason=TerminationReason.AGENT_STOP, messages=messages)
+    assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail_ja").reward == 1.0
+    assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0

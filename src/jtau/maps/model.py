@@ -150,6 +150,7 @@ class Locale(Strict):
     locale: str
     currency: Currency
     timezones: dict[str, str] = Field(default_factory=dict)
+    spoken_forms: dict[str, list[str]] = Field(default_factory=dict)  # value -> how an agent may say it
 
 
 @dataclass(frozen=True)

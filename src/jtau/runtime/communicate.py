@@ -57,6 +57,14 @@ def number_value(text: str) -> int | None:
     return total
 
 
+def spoken_to_values(text: str, spoken: dict[str, list[str]]) -> str:
+    """Each spoken form (マスターカード) as the value communicate_info holds (mastercard)."""
+    for value, forms in spoken.items():
+        for form in sorted(forms, key=len, reverse=True):
+            text = text.replace(form, value)
+    return text
+
+
 def normalize_amounts(text: str) -> str:
     """Every number written the Japanese way (full-width, 万/億, kanji) as plain digits;
     commas between digits go, as tau2 removes them."""
@@ -82,28 +90,31 @@ def _grading_domain() -> str | None:
     return None
 
 
-def install(domains: set[str]) -> None:
-    """Make tau2's communicate check accept Japanese amount notations for `domains`."""
+def install(domains: set[str], spoken: dict[str, list[str]] | None = None) -> None:
+    """Make tau2's communicate check accept Japanese amount notations (and the spoken forms of
+    `spoken`, entity_maps/locale.yaml) for `domains`."""
     from tau2.data_model.message import AssistantMessage
     from tau2.evaluator.evaluator_communicate import CommunicateEvaluator
 
     original = CommunicateEvaluator.__dict__["evaluate_communicate_info"].__func__
     if getattr(original, "jtau_domains", None) is not None:
         original.jtau_domains |= domains
+        original.jtau_spoken.update(spoken or {})
         return
 
     def evaluate_communicate_info(cls, full_trajectory, communicate_info):
         checks = original(cls, full_trajectory, communicate_info)
         if _grading_domain() not in evaluate_communicate_info.jtau_domains:
             return checks
-        texts = [normalize_amounts(m.content).lower() for m in full_trajectory
-                 if isinstance(m, AssistantMessage) and m.has_text_content()]
+        texts = [spoken_to_values(normalize_amounts(m.content), evaluate_communicate_info.jtau_spoken).lower()
+                 for m in full_trajectory if isinstance(m, AssistantMessage) and m.has_text_content()]
         for check in checks:
             if not check.met and any(check.info.lower() in text for text in texts):
                 check.met = True
-                check.justification = f"Information '{check.info}' communicated (Japanese notation of the amount)."
+                check.justification = f"Information '{check.info}' communicated (in a Japanese notation)."
         return checks
 
     evaluate_communicate_info.jtau_domains = set(domains)
+    evaluate_communicate_info.jtau_spoken = dict(spoken or {})
     evaluate_communicate_info.__wrapped__ = original
     CommunicateEvaluator.evaluate_communicate_info = classmethod(evaluate_communicate_info)

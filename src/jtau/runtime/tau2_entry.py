@@ -50,7 +50,8 @@ def register(root: Path | None = None, registry=None) -> list[str]:
             if name not in registry.get_task_sets():
                 registry.register_tasks(tasks, name, get_task_splits=splits)
             names.append(name)
-    install_communicate(set(names))  # Japanese amount notations pass the communicate check
+    # Japanese amount notations and spoken forms of Latin values pass the communicate check
+    install_communicate(set(names), load_maps(maps_dir(root or project_root())).locale.spoken_forms)
     return names
 
 
