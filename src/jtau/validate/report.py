@@ -49,19 +49,20 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, "money"), rate, files.db_label)
     report.add("db amounts = rate x source", errors, checked)
     task_money = 0
-    for tool, table in rules.tools.items():
-        for (path, s_action), (_, o_action) in zip(integrity.actions(source.tasks, rules),
-                                                   integrity.actions(out.tasks, rules)):
-            if s_action.get("name") != tool:
-                continue
-            prefix = path + ("arguments",)
-            errors, checked = money.check_amounts(s_action.get("arguments"), o_action.get("arguments"),
-                                                  _patterns(table, "money"), rate, files.tasks, prefix)
-            report.errors += errors
-            task_money += checked
-            report.errors += money.check_expressions(s_action.get("arguments"), o_action.get("arguments"),
-                                                     _patterns(table, "money_expression"), rate,
-                                                     files.tasks, prefix)
+    money_tools = {tool: (_patterns(table, "money"), _patterns(table, "money_expression"))
+                   for tool, table in rules.tools.items()}
+    for (path, s_action), (_, o_action) in zip(integrity.actions(source.tasks, rules),
+                                               integrity.actions(out.tasks, rules)):
+        amounts, expressions = money_tools.get(s_action.get("name"), ((), ()))
+        if not amounts and not expressions:
+            continue
+        prefix = path + ("arguments",)
+        errors, checked = money.check_amounts(s_action.get("arguments"), o_action.get("arguments"),
+                                              amounts, rate, files.tasks, prefix)
+        report.errors += errors
+        task_money += checked
+        report.errors += money.check_expressions(s_action.get("arguments"), o_action.get("arguments"),
+                                                 expressions, rate, files.tasks, prefix)
     report.stats["action amounts = rate x source"] = task_money
     for name, identity in identities(rules).items():
         src_errors, src_holds = identity(source.db, rules, 1, files.db_label)
