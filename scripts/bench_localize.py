@@ -4,6 +4,9 @@ Both are measured in this one run, on this machine, so the ratio is comparable a
 machines.  Each side runs REPEAT times; the best time counts (least disturbed by noise).
 
     python scripts/bench_localize.py [DOMAIN] [--repeat N]
+    python scripts/bench_localize.py --whole [--repeat N]   # `jtau localize all --offline --check`,
+                                                            # whole process, paired with a stdlib
+                                                            # load+dump process; median ratio
 """
 
 from __future__ import annotations
@@ -32,11 +35,60 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
+PLAIN = """
+import json, sys, tempfile, tomllib, tomli_w
+from pathlib import Path
+with tempfile.TemporaryDirectory() as out:
+    for name in sys.argv[1:]:
+        path, target = Path(name), Path(out) / Path(name).name
+        if path.suffix == ".json":
+            target.write_text(json.dumps(json.loads(path.read_bytes()), ensure_ascii=False, indent=4) + "\\n")
+        elif path.suffix == ".toml":
+            target.write_text(tomli_w.dumps(tomllib.loads(path.read_text())))
+        else:
+            target.write_text(path.read_text())
+"""
+
+
+def whole(repeat: int) -> None:
+    """Paired whole-process runs: jtau (imports, all three domains, --check) against a Python
+    process that loads and dumps the same source files with the standard library."""
+    import statistics
+    import subprocess
+    import sys
+
+    names = []
+    for domain in ("airline", "retail", "telecom"):
+        rules = load_rules(domain)
+        folder = load_domain(rules).path
+        files = rules.files
+        names += [str(folder / n) for n in [*files.db_files, files.tasks, *files.policy_files, *files.copy_,
+                                            *files.task_subsets, *files.graphs] if (folder / n).is_file()]
+    ratios, times = [], []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-c", PLAIN, *names], check=True)
+        plain = time.perf_counter() - start
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "jtau", "localize", "all", "--offline", "--check"], check=True,
+                       stdout=subprocess.DEVNULL)
+        full = time.perf_counter() - start
+        ratios.append(full / plain)
+        times.append((plain, full))
+    print("pairs (plain s, jtau s): " + ", ".join(f"({p:.2f}, {f:.2f})" for p, f in times))
+    print(f"median ratio jtau localize all --offline --check / stdlib load+dump: {statistics.median(ratios):.1f}x "
+          f"(target 4x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("domain", nargs="?", default="airline")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--whole", action="store_true", help="Whole-process paired runs over all domains.")
     args = parser.parse_args()
+    if args.whole:
+        whole(args.repeat)
+        return
     root = project_root()
     rules = load_rules(args.domain)
     folder = load_domain(rules).path
