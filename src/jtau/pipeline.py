@@ -132,7 +132,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
         recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary)
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
-    text = TextFields(recognizer, Renderer(loc, glossary))
+    text = TextFields(recognizer, Renderer(loc, glossary, rules.city_as_address))
     for index, task in enumerate(tasks):
         text.add_task(task, index, rules, problems)
     policies = dict(source.policies)

@@ -79,6 +79,7 @@ class DomainRules(BaseModel):
     enum_literals: list[str] = Field(default_factory=list)
     schemas: dict[str, str] = Field(default_factory=dict)
     catalog_hints: bool = False       # task text names catalog words the catalog's way
+    city_as_address: bool = False     # a city in text is written as the db's address city (大阪市北区)
     formats: dict[str, list[Format]] = Field(default_factory=dict)  # formatted-text kinds
     digest: str = ""
 

@@ -17,9 +17,10 @@ MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
 class Renderer:
-    def __init__(self, loc: Localizer, glossary: Glossary = EMPTY):
+    def __init__(self, loc: Localizer, glossary: Glossary = EMPTY, city_as_address: bool = False):
         self.loc, self.glossary = loc, glossary
         self.maps = loc.maps
+        self.city_as_address = city_as_address  # a city in text is the db's address city (retail)
 
     def entity(self, entity: Entity) -> str:
         """The Japanese text of one entity occurrence."""
@@ -41,7 +42,8 @@ class Renderer:
             airport = places.airports[value[0]]
             return f"{airport.name}（{airport.code}）"
         if kind == "CITY":
-            return places.cities[value[0]].name
+            city = places.cities[value[0]]
+            return city.address_city if self.city_as_address and city.address_city else city.name
         if kind == "PREFECTURE":
             return places.states[value[0]].prefecture
         if kind == "REGION":
