@@ -85,7 +85,25 @@ class JaEnvironment(JapaneseJson, Environment):
     """tau2's Environment, with tool results in readable Japanese."""
 
 
-class JaDomain:
+class LocalizedTasks:
+    """Tasks and splits of a localized folder (`self.folder`), as tau2's loaders return them."""
+
+    folder: Path
+
+    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
+        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+        if task_split_name is None:
+            return tasks
+        splits = self.get_tasks_split()
+        if task_split_name not in splits:
+            raise ValueError(f"Invalid task split name: {task_split_name}; valid: {', '.join(splits)}")
+        return [t for t in tasks if t.id in splits[task_split_name]]
+
+    def get_tasks_split(self) -> dict[str, list[str]]:
+        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
+
+
+class JaDomain(LocalizedTasks):
     """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
     read from the localized folder (`data/domains/<domain>/`)."""
 
@@ -99,18 +117,6 @@ class JaDomain:
             db = self.db_model.load(str(self.folder / "db.json"))
         policy = (self.folder / "policy.md").read_text(encoding="utf-8")
         return JaEnvironment(domain_name=self.name, policy=policy, tools=self.tools(db))
-
-    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
-        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
-        if task_split_name is None:
-            return tasks
-        splits = self.get_tasks_split()
-        if task_split_name not in splits:
-            raise ValueError(f"Invalid task split name: {task_split_name}; valid: {', '.join(splits)}")
-        return [t for t in tasks if t.id in splits[task_split_name]]
-
-    def get_tasks_split(self) -> dict[str, list[str]]:
-        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
         """(name, environment constructor, tasks loader, splits loader) for tau2's registry."""

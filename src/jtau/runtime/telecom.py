@@ -13,11 +13,9 @@ Registered as tau2 registers telecom: `telecom_ja` (manual policy), `telecom-wor
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from pathlib import Path
 
-from tau2.data_model.tasks import Task
 from tau2.domains.telecom.data_model import TelecomDB
 from tau2.domains.telecom.environment import TelecomEnvironment
 from tau2.domains.telecom.tools import TelecomTools
@@ -26,7 +24,7 @@ from tau2.domains.telecom.user_tools import TelecomUserTools
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JapaneseJson, descriptions, overlay_class
+from jtau.runtime.overlay import JapaneseJson, LocalizedTasks, descriptions, overlay_class
 from jtau.swap.money import format_yen
 
 DOMAIN = "telecom_ja"
@@ -86,7 +84,7 @@ class JaTelecomEnvironment(JapaneseJson, TelecomEnvironment):
     """tau2's TelecomEnvironment, with tool results in readable Japanese."""
 
 
-class TelecomJa:
+class TelecomJa(LocalizedTasks):
     """J-tau telecom for tau2's registry: environments with the manual or the workflow policy,
     tasks and splits, all read from the localized folder."""
 
@@ -117,18 +115,6 @@ class TelecomJa:
 
     def get_workflow_environment(self, db=None, user_db=None, solo_mode: bool = False) -> TelecomEnvironment:
         return self.get_environment(db, user_db, solo_mode, policy_type="workflow")
-
-    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
-        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
-        if task_split_name is None:
-            return tasks
-        splits = self.get_tasks_split()
-        if task_split_name not in splits:
-            raise ValueError(f"Invalid task split name: {task_split_name}; valid: {', '.join(splits)}")
-        return [t for t in tasks if t.id in splits[task_split_name]]
-
-    def get_tasks_split(self) -> dict[str, list[str]]:
-        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
         """(name, environment constructor or None, tasks loader, splits loader) as tau2 registers
