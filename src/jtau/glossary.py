@@ -98,7 +98,6 @@ class Glossary:
         return Glossary({**self.terms, **extra}, self.allow_latin, digest)
 
 
-
 WORD = re.compile(r"\w+")  # the first word of a surface must be a word of the text
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 FIELD = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
@@ -17,7 +18,7 @@ class Format:
     en: str
     ja: str
 
-    @property
+    @cached_property
     def regex(self) -> re.Pattern:
         parts, last = [], 0
         for match in FIELD.finditer(self.en):
@@ -27,7 +28,7 @@ class Format:
         parts.append(re.escape(self.en[last:]))
         return re.compile("".join(parts))
 
-    @property
+    @cached_property
     def kinds(self) -> dict[str, str | None]:
         return {m[1]: m[2] for m in FIELD.finditer(self.en)}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from jtau.maps.model import EntityMaps, Name
+from jtau.maps.model import EntityMaps
 from jtau.swap.formats import convert as convert_format
 from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen
 
@@ -45,8 +45,8 @@ class Localizer:
         suite_source = re.escape(maps.addresses.suite.source).replace(r"\{n\}", r"(?P<n>\d+)")
         self.suite_pattern = re.compile(f"^{suite_source}$")
         self.converters: dict[str, Callable] = {
-            "given_name": lambda v: self._name(people.given_names, "given_name", v).kanji,
-            "family_name": lambda v: self._name(people.family_names, "family_name", v).kanji,
+            "given_name": lambda v: self._lookup(people.given_names, "given_name", v).kanji,
+            "family_name": lambda v: self._lookup(people.family_names, "family_name", v).kanji,
             "user_id": self.user_id,
             "email": self.email,
             "airport": lambda v: self._lookup(places.airports, "airport", v).code,
@@ -109,9 +109,6 @@ class Localizer:
             raise Unmapped(kind, value)
         return table[value]
 
-    def _name(self, table: dict[str, Name], kind: str, value) -> Name:
-        return self._lookup(table, kind, value)
-
     def romaji_pair(self, first: str, last: str, kind: str, value: str) -> tuple[str, str]:
         given, family = self.given_lower.get(first), self.family_lower.get(last)
         if given is None or family is None:
@@ -133,9 +130,11 @@ class Localizer:
         match = FULL_NAME.match(value) if isinstance(value, str) else None
         if not match:
             raise Unmapped("full_name", value, "not of the form 'First Last'")
-        given = self._name(self.maps.people.given_names, "given_name", match[1]).kanji
-        family = self._name(self.maps.people.family_names, "family_name", match[2]).kanji
-        return f"{family} {given}"
+        return self.person(match[1], match[2])
+
+    def person(self, given: str, family: str) -> str:
+        """A person's Japanese name: family name first, one space (JA_STYLE.md)."""
+        return f"{self.convert('family_name', family)} {self.convert('given_name', given)}"
 
     def email(self, value):
         """`mei.brown7075@x` -> `mei.suzuki7075@x`.  Mistyped forms stay the same near miss:

@@ -27,9 +27,7 @@ class Renderer:
         kind, value = entity.kind, entity.value
         places = self.maps.places
         if kind == "PERSON":
-            given = self.loc.convert("given_name", value[0])
-            family = self.loc.convert("family_name", value[1])
-            return f"{family} {given}"
+            return self.loc.person(value[0], value[1])
         if kind == "GIVEN_NAME":
             return self.loc.convert("given_name", value[0])
         if kind == "FAMILY_NAME":
