@@ -10,6 +10,7 @@ from pathlib import Path
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
+from jtau.runtime.shared_db import Databases, Shared, Validated
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class RuntimeDomain:
     source: str                 # tau2's domain name (airline)
     name: str                   # the J-tau domain's name in tau2's registry (airline_ja)
     db_models: dict[str, str]   # db part ("" for a one-file db) -> tau2's model, "module:Class"
+    shares_records: bool = False  # tools change records only after a key lookup (runtime/shared_db.py)
 
     def ja(self, folder: Path, maps: EntityMaps, rules: DomainRules):
         module = importlib.import_module(f"jtau.runtime.{self.source}")
@@ -32,13 +34,15 @@ class RuntimeDomain:
             out[part] = getattr(importlib.import_module(module), cls)
         return out
 
-    def databases(self, db) -> dict:
-        """Keyword arguments of an environment constructor for this (localized or source) db:
-        {"db": FlightDB} or, for telecom, {"db": TelecomDB, "user_db": TelecomUserDB}."""
+    def databases(self, db) -> Databases:
+        """Fresh keyword arguments of an environment constructor for this (localized or source)
+        db, each call a db of its own: {"db": FlightDB} or, for telecom, {"db": TelecomDB,
+        "user_db": TelecomUserDB}."""
+        kind = Shared if self.shares_records else Validated
         models = self.models()
-        if "" in models:
-            return {"db": models[""].model_validate(db)}
-        return {part: model.model_validate(db[part]) for part, model in models.items()}
+        parts = {"db": kind(models[""], db)} if "" in models else \
+            {part: kind(model, db[part]) for part, model in models.items()}
+        return Databases(parts)
 
     @staticmethod
     def dump(env) -> dict:
@@ -49,8 +53,8 @@ class RuntimeDomain:
 
 
 RUNTIME = {
-    "airline": RuntimeDomain("airline", "airline_ja", {"": "tau2.domains.airline.data_model:FlightDB"}),
-    "retail": RuntimeDomain("retail", "retail_ja", {"": "tau2.domains.retail.data_model:RetailDB"}),
+    "airline": RuntimeDomain("airline", "airline_ja", {"": "tau2.domains.airline.data_model:FlightDB"}, True),
+    "retail": RuntimeDomain("retail", "retail_ja", {"": "tau2.domains.retail.data_model:RetailDB"}, True),
     "telecom": RuntimeDomain("telecom", "telecom_ja", {
         "db": "tau2.domains.telecom.data_model:TelecomDB",
         "user_db": "tau2.domains.telecom.user_data_model:TelecomUserDB"}),

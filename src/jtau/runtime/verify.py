@@ -170,12 +170,13 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     jtau = runtime.ja(out_dir, maps, rules)
     loc = Localizer(maps).use_formats(rules.formats)
 
-    # a fresh db per environment: validating the dict is twice as fast as a deep model copy
+    source_dbs, localized_dbs = runtime.databases(source.db), runtime.databases(localized.db)
+
     def make_source(solo_mode=False):
-        return source_environment(**runtime.databases(source.db), solo_mode=solo_mode)
+        return source_dbs.environment(source_environment, solo_mode=solo_mode)
 
     def make_localized(solo_mode=False):
-        return jtau.get_environment(**runtime.databases(localized.db), solo_mode=solo_mode)
+        return localized_dbs.environment(jtau.get_environment, solo_mode=solo_mode)
 
     source_start = runtime.dump(make_source())
     localized_start = runtime.dump(make_localized())
@@ -189,7 +190,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
     global _CONTEXT
     _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,
-                        rules, loc, runtime, rewards)
+                        rules, loc, runtime, rewards, {"source": source_dbs, "localized": localized_dbs})
     for check in _run(selected, jobs):
         checks.append(check)
         if progress:
@@ -211,6 +212,7 @@ class _Context:
     loc: object
     runtime: object
     rewards: bool
+    shared: dict
 
 
 _CONTEXT: _Context | None = None
@@ -218,12 +220,28 @@ _CONTEXT: _Context | None = None
 
 def _run(selected: list[int], jobs: int):
     """The checks of the selected tasks, in task order: in this process, or in `jobs` forked
-    worker processes (tasks are independent; each builds its own environments)."""
+    worker processes (tasks are independent; each builds its own environments), in batches."""
+    size = max(1, len(selected) // (jobs * 8))
+    batches = [selected[i:i + size] for i in range(0, len(selected), size)]
     if jobs <= 1 or len(selected) < 4 or "fork" not in multiprocessing.get_all_start_methods():
-        yield from map(check_task, selected)
+        for batch in batches:
+            yield from check_batch(batch)
         return
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        yield from pool.map(check_task, selected, chunksize=max(1, len(selected) // (jobs * 8)))
+        for checks in pool.map(check_batch, batches):
+            yield from checks
+
+
+def check_batch(indices: list[int]) -> list[TaskCheck]:
+    """Check these tasks, then that they left the shared validated dbs as they were (else
+    no result of theirs counts: tau2 changed a tool, see runtime/shared_db.py)."""
+    checks = [check_task(index) for index in indices]
+    for side, dbs in _CONTEXT.shared.items():
+        for part in dbs.changed():
+            raise RuntimeError(f"tasks {checks[0].task} to {checks[-1].task}: a tool changed a shared {side} "
+                               f"{part} record in place, so environments would not start from the task's "
+                               f"db; jtau's runtime/shared_db.py must validate this domain's db anew")
+    return checks
 
 
 def check_task(index: int) -> TaskCheck:

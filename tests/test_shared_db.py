@@ -1,0 +1,58 @@
+"""Environments over one shared validated db (runtime/shared_db.py) behave as environments
+over a db validated for each, and hash to tau2's own digest: on the real airline and retail
+tasks that write."""
+
+from __future__ import annotations
+
+import pytest
+from tau2.data_model.tasks import Task
+
+from conftest import ROOT
+
+from jtau.pipeline import load_repaired
+from jtau.rules import load_rules
+from jtau.runtime.domains import RUNTIME
+from jtau.runtime.shared_db import Databases, Shared, Validated
+from jtau.runtime.verify import replay
+
+WRITES = {"airline": {"book_reservation", "cancel_reservation", "update_reservation_flights",
+                      "update_reservation_passengers", "update_reservation_baggages", "send_certificate"},
+          "retail": {"cancel_pending_order", "exchange_delivered_order_items", "modify_pending_order_address",
+                     "modify_pending_order_items", "modify_pending_order_payment", "modify_user_address",
+                     "return_delivered_order_items"}}
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_shared_records_give_the_same_final_dbs_as_validated_ones(domain, domains_dir):
+    runtime = RUNTIME[domain]
+    source, _ = load_repaired(load_rules(domain), ROOT, domains_dir)
+    make = runtime.source_environment()
+    [model] = runtime.models().values()
+    shared, validated = Shared(model, source.db), Validated(model, source.db)
+    environments = Databases({"db": shared})
+    pristine = make(db=validated.fresh()).get_db_hash()  # tau2's own hash
+    assert environments.environment(make).get_db_hash() == pristine
+    writing = [Task.model_validate(t) for t in source.tasks
+               if {a["name"] for a in t["evaluation_criteria"]["actions"] or []} & WRITES[domain]][:12]
+    assert len(writing) == 12
+    for task in writing:  # one after another over the same shared records
+        env_shared, _, outcomes_shared = replay(lambda: environments.environment(make), task)
+        env_validated, _, outcomes_validated = replay(lambda: make(db=validated.fresh()), task)
+        assert outcomes_shared == outcomes_validated
+        assert env_shared.get_db_hash() == env_validated.get_db_hash() != pristine, task.id
+        assert env_shared.tools.db.model_dump() == env_validated.tools.db.model_dump(), task.id
+        assert environments.environment(make).get_db_hash() == pristine, task.id
+        assert not environments.changed()
+
+
+def test_a_record_changed_through_iteration_is_caught(domains_dir):
+    runtime = RUNTIME["airline"]
+    source, _ = load_repaired(load_rules("airline"), ROOT, domains_dir)
+    [model] = runtime.models().values()
+    shared = Shared(model, source.db)
+    db = shared.fresh()
+    user_id = next(iter(db.users))
+    db.users[user_id].email = "changed@example.com"  # a lookup: this db's own copy
+    assert not shared.changed() and shared.fresh().users[user_id].email != "changed@example.com"
+    next(iter(db.flights.values())).origin = "XXX"  # iteration reads the shared record
+    assert shared.changed()
