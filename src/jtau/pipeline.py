@@ -13,6 +13,7 @@ from pathlib import Path
 
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
+from jtau.gcpause import gc_paused
 from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, load_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
@@ -96,6 +97,7 @@ def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None
     return source, Repairs(patches, apply_patches(source.tasks, patches))
 
 
+@gc_paused()
 def localize(domain: str, root: Path, source_dir: Path | None = None, progress=None,
              options: Options | None = None) -> Localization:
     """Build the localized domain in memory and validate it; raise on any problem.

@@ -38,10 +38,12 @@ def actions(tasks: list[dict], rules: DomainRules):
             yield (index,) + path, action
 
 
-def check_references(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple[list[str], int]:
+def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[str], int]:
+    """Each id argument of a tool call (pairs of `actions` of the source and the output
+    tasks) exists in the output db exactly when it exists in the source db."""
     src_keys, out_keys = key_sets(src_db, rules), key_sets(out_db, rules)
     errors, checked = [], 0
-    for (path, s_action), (_, o_action) in zip(actions(src_tasks, rules), actions(out_tasks, rules)):
+    for (path, s_action), (_, o_action) in action_pairs:
         s_args = list(_arguments(s_action.get("arguments") or {}))
         o_args = list(_arguments(o_action.get("arguments") or {}))
         for (arg_path, name, s_value), (_, _, o_value) in zip(s_args, o_args):
@@ -132,11 +134,11 @@ class _Positions:
         return tuple(out)
 
 
-def check_passengers(src_db, out_db, src_tasks, out_tasks, rules, file) -> tuple[list[str], int]:
+def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[str], int]:
     """Passengers in tool calls match the same db records (by position) as in the source."""
     src_people, out_people = _people(src_db, rules), _people(out_db, rules)
     errors, checked = [], 0
-    for (path, s_action), (_, o_action) in zip(actions(src_tasks, rules), actions(out_tasks, rules)):
+    for (path, s_action), (_, o_action) in action_pairs:
         tool = rules.tools.get(s_action.get("name"), {})
         for parent, dob in name_parents(tool):
             given, family = _field(tool, parent, "given_name"), _field(tool, parent, "family_name")

@@ -12,26 +12,33 @@ import re
 from jtau import jsonpath
 from jtau.glossary import Glossary
 from jtau.rules import DomainRules, known_tokens
-from jtau.swap.structured import TEXT, tool_calls
+from jtau.swap.structured import TEXT
 from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
 from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
 
 IDS = re.compile(rf"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|{LATIN_BEFORE}[a-z]+_[a-z_]*\d*{LATIN_AFTER}")
 
 
-def text_pairs(src_tasks, out_tasks, rules: DomainRules):
-    """(path, source text, output text) of every free-text field of the tasks."""
+def text_pairs(src_tasks, out_tasks, rules: DomainRules, action_pairs):
+    """(path, source text, output text) of every free-text field of the tasks: their text
+    fields and the text arguments of their tool calls (`action_pairs`, as
+    integrity.actions of both sides gives them, in task order)."""
+    calls = iter(action_pairs)
+    call = next(calls, None)
     for index, (src, out) in enumerate(zip(src_tasks, out_tasks)):
         for pattern in rules.tasks.text:
             for (path, sc, sk), (_, oc, ok) in zip(jsonpath.find(src, pattern), jsonpath.find(out, pattern)):
                 if isinstance(sc[sk], str) and sc[sk]:
                     yield (index,) + path, sc[sk], oc[ok]
-        for (path, s_action, table), (_, o_action, _) in zip(tool_calls(src, rules), tool_calls(out, rules)):
+        while call is not None and call[0][0][0] == index:
+            (path, s_action), (_, o_action) = call
+            table = rules.tools.get(s_action.get("name") or s_action.get("func_name"), {})
             for pattern in (p for p, kind in table.items() if kind == TEXT):
                 for (arg_path, sc, sk), (_, oc, ok) in zip(jsonpath.find(s_action["arguments"], pattern),
                                                            jsonpath.find(o_action["arguments"], pattern)):
                     if isinstance(sc[sk], str) and sc[sk]:
-                        yield (index,) + path + ("arguments",) + arg_path, sc[sk], oc[ok]
+                        yield path + ("arguments",) + arg_path, sc[sk], oc[ok]
+            call = next(calls, None)
 
 
 class FrozenTokens:
@@ -79,13 +86,14 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     return errors, warnings
 
 
-def check_language(source, out, rules: DomainRules, glossary: Glossary) -> tuple[list[str], list[str], int]:
+def check_language(source, out, rules: DomainRules, glossary: Glossary,
+                   action_pairs: list) -> tuple[list[str], list[str], int]:
     """Errors, warnings, and the number of fields checked."""
     literals = frozenset(rules.enum_literals)
     frozen = FrozenTokens(rules, source.db)
     errors, warnings, count = [], [], 0
     fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o)
-              for p, s, o in text_pairs(source.tasks, out.tasks, rules)]
+              for p, s, o in text_pairs(source.tasks, out.tasks, rules, action_pairs)]
     for name, text in source.policies.items():
         fields += [(f"{name}:{n}", s, o) for n, (s, o) in
                    enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]

@@ -43,17 +43,33 @@ def strings(value, path=()):
         yield path, value
 
 
+def distinct_strings(value) -> set[str]:
+    """Every distinct string leaf and object key of JSON data (no paths: the fast pass)."""
+    out: set[str] = set()
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            out.update(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, str):
+            out.add(node)
+    return out
+
+
 def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[str]:
+    """Source terms left in `data`, each named by its JSON path.  Each distinct text is
+    searched once (telecom repeats its texts 2,285 times); paths are found only for hits."""
+    leaking = {text for text in distinct_strings(data) if regex.search(text)}
     errors = []
-    clean: set[str] = set()  # texts already searched without a hit (telecom repeats them 2,285 times)
+    if not leaking:
+        return errors
     for path, text in strings(data):
-        if text in clean:
-            continue
-        matches = list(regex.finditer(text))
-        if not matches:
-            clean.add(text)
-        for match in matches:
-            errors.append(f"{file}: {format_path(path)}: source term {match.group()!r} left")
-            if len(errors) >= limit:
-                return errors
+        if text in leaking:
+            for match in regex.finditer(text):
+                errors.append(f"{file}: {format_path(path)}: source term {match.group()!r} left")
+                if len(errors) >= limit:
+                    return errors
     return errors

@@ -51,8 +51,8 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     task_money = 0
     money_tools = {tool: (_patterns(table, "money"), _patterns(table, "money_expression"))
                    for tool, table in rules.tools.items()}
-    for (path, s_action), (_, o_action) in zip(integrity.actions(source.tasks, rules),
-                                               integrity.actions(out.tasks, rules)):
+    action_pairs = list(zip(integrity.actions(source.tasks, rules), integrity.actions(out.tasks, rules)))
+    for (path, s_action), (_, o_action) in action_pairs:
         amounts, expressions = money_tools.get(s_action.get("name"), ((), ()))
         if not amounts and not expressions:
             continue
@@ -72,11 +72,11 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
                 errors = errors + [f"{files.db_label}: {name}: holds for {holds} records, for {src_holds} in the source"]
             report.add(f"{name} identity holds", errors, f"{holds}/{holds + len(errors)}")
 
-    errors, checked = integrity.check_references(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
+    errors, checked = integrity.check_references(source.db, out.db, action_pairs, rules, files.tasks)
     report.add("references checked", errors, checked)
     errors, counts = integrity.check_bijective(source.db, out.db, rules, files.db_label)
     report.add("distinct values (source = output)", errors, counts)
-    errors, checked = integrity.check_passengers(source.db, out.db, source.tasks, out.tasks, rules, files.tasks)
+    errors, checked = integrity.check_passengers(source.db, out.db, action_pairs, rules, files.tasks)
     report.add("passengers matched", errors, checked)
 
     regex = leaks.leak_regex(maps)
@@ -85,7 +85,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         found += leaks.find_leaks({"text": text}, name, regex)
     report.add("leaks", found, len(found))
 
-    errors, warnings, checked = language.check_language(source, out, rules, glossary)
+    errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs)
     report.add("text fields checked (language QA)", errors, checked)
     report.warnings += warnings
     report.stats["QA warnings"] = len(report.warnings)
