@@ -9,6 +9,7 @@ from collections import Counter
 from decimal import Decimal
 
 from jtau.pipeline import localize
+from jtau.write import dump_json
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -187,9 +188,12 @@ def test_two_runs_are_byte_identical(airline, domains_dir):
 
 
 def test_output_follows_the_json_convention(airline):
-    text = airline.outputs["tasks.json"].decode("utf-8")
-    assert text.endswith("]\n") and "\r" not in text and "\\u" not in text
-    assert json.dumps(json.loads(text), ensure_ascii=False, indent=4) + "\n" == text
+    for name in ("tasks.json", "db.json"):  # written by orjson, indents doubled (write/files.py)
+        text = airline.outputs[name].decode("utf-8")
+        assert text.endswith("\n") and "\r" not in text and "\\u" not in text
+        assert json.dumps(json.loads(text), ensure_ascii=False, indent=4) + "\n" == text
+    tricky = {"tab": "a\tb", "nested": [{"deep": [[{"x": "  two spaces", "y": "new\nline"}]]}], "empty": {}}
+    assert dump_json(tricky).decode() == json.dumps(tricky, ensure_ascii=False, indent=4) + "\n"
 
 
 def test_no_flight_joins_two_airports_of_one_metropolitan_area(airline):

@@ -68,23 +68,22 @@ class Glossary:
     def _find_hints(self, text: str) -> dict[str, str]:
         found = {}
         words = set(WORD.findall(text))
-        for first, term, pattern, excluded_phrases in self._hint_patterns:
+        for first, term, surface, excluded_phrases in self._hint_patterns:
             if term in found or (first is not None and first not in words):
                 continue  # a surface can only occur where its first word does: most are skipped here
-            excluded = [m.span() for phrase in excluded_phrases for m in phrase.finditer(text)]
-            for match in pattern.finditer(text):
+            excluded = [m.span() for phrase in excluded_phrases for m in _phrase_regex(phrase).finditer(text)]
+            for match in _surface_regex(surface).finditer(text):
                 if not any(start <= match.start() < end for start, end in excluded):
                     found[term] = self.terms[term].ja
                     break
         return dict(sorted(found.items()))
 
     @functools.cached_property
-    def _hint_patterns(self) -> list[tuple[str | None, str, re.Pattern, list[re.Pattern]]]:
-        """Compiled once: a glossary with the retail catalog has ~900 surfaces, more than
-        the re module's cache holds, and every segment is searched for all of them."""
-        return [(next(iter(WORD.findall(surface)), None), term,
-                 re.compile(rf"(?<![\w-]){re.escape(surface)}(?![\w-])"),
-                 [re.compile(re.escape(p), re.IGNORECASE) for p in self.terms[term].not_in])
+    def _hint_patterns(self) -> list[tuple[str | None, str, str, list[str]]]:
+        """(first word, term, surface, excluded phrases), longest surface first; the regexes
+        are compiled when a text holds the first word (a glossary with the retail catalog has
+        ~900 surfaces, most in no text, and more than the re module's cache holds)."""
+        return [(next(iter(WORD.findall(surface)), None), term, surface, self.terms[term].not_in)
                 for surface, term in sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))]
 
     def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset()) -> Glossary:
@@ -99,6 +98,16 @@ class Glossary:
 
 
 WORD = re.compile(r"\w+")  # the first word of a surface must be a word of the text
+
+
+@functools.lru_cache(maxsize=None)
+def _surface_regex(surface: str) -> re.Pattern:
+    return re.compile(rf"(?<![\w-]){re.escape(surface)}(?![\w-])")
+
+
+@functools.lru_cache(maxsize=None)
+def _phrase_regex(phrase: str) -> re.Pattern:
+    return re.compile(re.escape(phrase), re.IGNORECASE)
 
 
 EMPTY = Glossary({}, frozenset(), "")

@@ -32,23 +32,24 @@ def find(data: Any, pattern: str | list[str]) -> list[tuple[tuple, Any, Any]]:
     parts = split(pattern) if isinstance(pattern, str) else pattern
     frontier = [((), data)]
     for head in parts[:-1]:
-        frontier = [(path + (key,), node[key]) for path, node in frontier for key in _children(node, head)]
+        frontier = [(path + (key,), child) for path, node in frontier for key, child in _children(node, head)]
     last = parts[-1]
     if last == KEYS:
         return [(path + (key,), node, key) for path, node in frontier if isinstance(node, dict) for key in list(node)]
-    return [(path + (key,), node, key) for path, node in frontier for key in _children(node, last)]
+    return [(path + (key,), node, key) for path, node in frontier for key, _ in _children(node, last)]
 
 
 def _children(node: Any, head: str):
+    """(key, child) of what `head` names in `node`."""
     if isinstance(node, dict):
         if head == "*":
-            return list(node)
-        return (head,) if head in node else ()
+            return list(node.items())
+        return ((head, node[head]),) if head in node else ()
     if isinstance(node, list):
         if head == "*":
-            return range(len(node))
+            return list(enumerate(node))
         if head.isdigit() and int(head) < len(node):
-            return (int(head),)
+            return ((int(head), node[int(head)]),)
     return ()
 
 

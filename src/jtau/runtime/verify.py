@@ -24,6 +24,7 @@ from loguru import logger
 
 from jtau.domain import LocalizedDomain
 from jtau.errors import InputError
+from jtau.gcpause import gc_paused
 from jtau.jsonpath import format_path
 from jtau.maps import load_maps
 from jtau.pipeline import load_repaired
@@ -235,7 +236,8 @@ def _run(selected: list[int], jobs: int):
 def check_batch(indices: list[int]) -> list[TaskCheck]:
     """Check these tasks, then that they left the shared validated dbs as they were (else
     no result of theirs counts: tau2 changed a tool, see runtime/shared_db.py)."""
-    checks = [check_task(index) for index in indices]
+    with gc_paused():
+        checks = [check_task(index) for index in indices]
     for side, dbs in _CONTEXT.shared.items():
         for part in dbs.changed():
             raise RuntimeError(f"tasks {checks[0].task} to {checks[-1].task}: a tool changed a shared {side} "
