@@ -1,21 +1,29 @@
-"""Benchmark: `jtau localize DOMAIN` against merely loading and writing the same files.
+"""Benchmark: `jtau localize` against merely loading and writing the same source files.
 
-Both are measured in this one run, on this machine, so the ratio is comparable across
-machines.  Each side runs REPEAT times; the best time counts (least disturbed by noise).
+Both sides are measured in this one run, on this machine, so the ratios compare across
+machines.  Prints, against the targets of issue 15:
 
-    python scripts/bench_localize.py [DOMAIN] [--repeat N]
-    python scripts/bench_localize.py --whole [--repeat N]   # `jtau localize all --offline --check`,
-                                                            # whole process, paired with a stdlib
-                                                            # load+dump process; median ratio
+- in-process, per domain and for all three (what `jtau localize all` does after start-up):
+  localize + write over json load + dump of the same files, best of --repeat runs each;
+- whole process, `jtau localize all --offline --check` (imports, all domains) paired with a
+  Python process that loads and dumps the same files with the standard library: median of
+  --repeat pairs, and the peak memory of the jtau process;
+- `jtau --help`, median of --repeat runs.
+
+    python scripts/bench_localize.py [DOMAIN ...] [--repeat N]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
+import statistics
+import subprocess
+import sys
 import tempfile
-import tomllib
 import time
+import tomllib
 from pathlib import Path
 
 import tomli_w
@@ -24,6 +32,8 @@ from jtau.pipeline import finish, localize
 from jtau.project import project_root
 from jtau.rules import load_rules
 from jtau.source import load_domain
+
+DOMAINS = ("airline", "retail", "telecom")
 
 
 def best(fn, repeat: int) -> float:
@@ -35,36 +45,66 @@ def best(fn, repeat: int) -> float:
     return min(times)
 
 
-PLAIN = """
-import json, sys, tempfile, tomllib, tomli_w
-from pathlib import Path
-with tempfile.TemporaryDirectory() as out:
-    for name in sys.argv[1:]:
-        path, target = Path(name), Path(out) / Path(name).name
+def source_files(domain: str) -> list[Path]:
+    """The files `jtau localize DOMAIN` reads from the source and writes localized."""
+    rules = load_rules(domain)
+    folder, files = load_domain(rules).path, rules.files
+    names = [*files.db_files, files.tasks, *files.policy_files, *files.copy_, *files.task_subsets, *files.graphs]
+    return [folder / n for n in names if (folder / n).is_file()]
+
+
+def load_and_dump(paths: list[Path], out: Path) -> None:
+    """The baseline: the standard library's load and dump of each file (JSON as jtau writes it)."""
+    for path in paths:
+        target = out / path.name
         if path.suffix == ".json":
-            target.write_text(json.dumps(json.loads(path.read_bytes()), ensure_ascii=False, indent=4) + "\\n")
+            target.write_text(json.dumps(json.loads(path.read_bytes()), ensure_ascii=False, indent=4) + "\n")
         elif path.suffix == ".toml":
             target.write_text(tomli_w.dumps(tomllib.loads(path.read_text())))
         else:
             target.write_text(path.read_text())
+
+
+PLAIN = f"""
+import json, sys, tempfile, tomllib, tomli_w
+from pathlib import Path
+{''.join(__import__('inspect').getsourcelines(load_and_dump)[0])}
+with tempfile.TemporaryDirectory() as out:
+    load_and_dump([Path(p) for p in sys.argv[1:]], Path(out))
 """
 
 
-def whole(repeat: int) -> None:
-    """Paired whole-process runs: jtau (imports, all three domains, --check) against a Python
-    process that loads and dumps the same source files with the standard library."""
-    import statistics
-    import subprocess
-    import sys
+def in_process(domains: list[str], repeat: int) -> None:
+    root = project_root()
+    total_plain = total_jtau = 0.0
+    print("in-process (best of %d)        load+dump   localize   ratio   stages of the best run" % repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        for domain in domains:
+            paths = source_files(domain)
+            (Path(tmp) / "plain" / domain).mkdir(parents=True)
+            plain = best(lambda: load_and_dump(paths, Path(tmp) / "plain" / domain), repeat)
+            runs = []
 
-    names = []
-    for domain in ("airline", "retail", "telecom"):
-        rules = load_rules(domain)
-        folder = load_domain(rules).path
-        files = rules.files
-        names += [str(folder / n) for n in [*files.db_files, files.tasks, *files.policy_files, *files.copy_,
-                                            *files.task_subsets, *files.graphs] if (folder / n).is_file()]
-    ratios, times = [], []
+            def run() -> None:
+                start = time.perf_counter()
+                result = localize(domain, root)
+                finish(result, Path(tmp) / "jtau" / domain, check=False)
+                runs.append((time.perf_counter() - start, result.timings))
+
+            full = best(run, repeat)
+            stages = min(runs, key=lambda r: r[0])[1]
+            total_plain, total_jtau = total_plain + plain, total_jtau + full
+            size = sum(p.stat().st_size for p in paths) / 1e6
+            print(f"  {domain:8} ({size:4.1f} MB source)   {plain:6.3f} s  {full:6.3f} s  {full / plain:4.1f}x   "
+                  + ", ".join(f"{k} {v:.2f}" for k, v in stages.items()))
+    if len(domains) > 1:
+        print(f"  all three                   {total_plain:6.3f} s  {total_jtau:6.3f} s  "
+              f"{total_jtau / total_plain:4.1f}x   target 2x -> {'met' if total_jtau < 2 * total_plain else 'missed'}")
+
+
+def whole_process(repeat: int) -> None:
+    names = [str(p) for domain in DOMAINS for p in source_files(domain)]
+    ratios, pairs = [], []
     for _ in range(repeat):
         start = time.perf_counter()
         subprocess.run([sys.executable, "-c", PLAIN, *names], check=True)
@@ -74,58 +114,36 @@ def whole(repeat: int) -> None:
                        stdout=subprocess.DEVNULL)
         full = time.perf_counter() - start
         ratios.append(full / plain)
-        times.append((plain, full))
-    print("pairs (plain s, jtau s): " + ", ".join(f"({p:.2f}, {f:.2f})" for p, f in times))
-    print(f"median ratio jtau localize all --offline --check / stdlib load+dump: {statistics.median(ratios):.1f}x "
-          f"(target 4x)")
+        pairs.append((plain, full))
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024 ** 2
+    ratio = statistics.median(ratios)
+    print(f"whole process, jtau localize all --offline --check vs a stdlib load+dump process "
+          f"(median of {repeat} pairs):")
+    print("  pairs (stdlib s, jtau s): " + ", ".join(f"({p:.2f}, {f:.2f})" for p, f in pairs))
+    print(f"  ratio {ratio:.1f}x, target 4x -> {'met' if ratio < 4 else 'missed'}; "
+          f"peak memory {peak:.2f} GiB (largest process), target 1 GiB -> {'met' if peak < 1 else 'missed'}")
+
+
+def help_time(repeat: int) -> None:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "jtau", "--help"], check=True, capture_output=True)
+        times.append(time.perf_counter() - start)
+    median = statistics.median(times)
+    print(f"jtau --help: {median:.2f} s (median of {repeat}), target 0.3 s -> {'met' if median < 0.3 else 'missed'}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("domain", nargs="?", default="airline")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--whole", action="store_true", help="Whole-process paired runs over all domains.")
+    parser.add_argument("domains", nargs="*", default=list(DOMAINS), metavar="DOMAIN")
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    if args.whole:
-        whole(args.repeat)
-        return
-    root = project_root()
-    rules = load_rules(args.domain)
-    folder = load_domain(rules).path
-    files = rules.files
-    names = [*files.db_files, files.tasks, *files.policy_files, *files.copy_, *files.task_subsets]
-
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp)
-
-        def baseline() -> None:
-            for name in names:
-                path = folder / name
-                (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
-                if name.endswith(".json"):
-                    data = json.loads(path.read_bytes())
-                    (out / "plain" / name).write_text(json.dumps(data, ensure_ascii=False, indent=4) + "\n")
-                elif name.endswith(".toml"):
-                    (out / "plain" / name).write_text(tomli_w.dumps(tomllib.loads(path.read_text())))
-                else:
-                    (out / "plain" / name).parent.mkdir(parents=True, exist_ok=True)
-                    (out / "plain" / name).write_text(path.read_text())
-
-        stages: dict[str, float] = {}
-
-        def jtau() -> None:
-            result = localize(args.domain, root)
-            finish(result, out / "jtau" / args.domain, check=False)
-            stages.update(result.timings)
-
-        plain = best(baseline, args.repeat)
-        full = best(jtau, args.repeat)
-
-    print(f"domain: {args.domain} ({sum((folder / n).stat().st_size for n in names) / 1e6:.1f} MB of source)")
-    print(f"load + write with json:  {plain:.3f} s")
-    print(f"jtau localize:           {full:.3f} s")
-    print("  stages (last run):     " + ", ".join(f"{k} {v:.3f}" for k, v in stages.items()))
-    print(f"ratio localize / plain:  {full / plain:.1f}x")
+    if unknown := set(args.domains) - set(DOMAINS):
+        parser.error(f"unknown domain {', '.join(sorted(unknown))}; choose from {', '.join(DOMAINS)}")
+    in_process(args.domains, args.repeat)
+    whole_process(args.repeat)
+    help_time(args.repeat)
 
 
 if __name__ == "__main__":
