@@ -23,6 +23,9 @@ from jtau.cli.common import (
 )
 from jtau.errors import InputError, JtauError
 
+LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
+
+
 
 @app.command()
 def verify(
@@ -68,16 +71,20 @@ def verify(
         except KeyboardInterrupt:
             say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
             raise typer.Exit(130) from None
-        table = Table(title=f"jtau verify {domain}")
+        listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
+        title = f"jtau verify {domain}" + ("" if listed is checks else
+                                            f": the {len(listed)} tasks with problems (--json lists all)")
+        table = Table(title=title)
         for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
             table.add_column(column)
-        for c in checks:
+        for c in listed:
             reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
             outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
             table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
                           "equal" if c.db_equal else Text("differs", "red"), reward,
                           "\n".join(c.problems[:4]) or Text("ok", "green"))
-        out_console.print(table)
+        if listed:
+            out_console.print(table)
         failed = [c for c in checks if not c.ok]
         commuting = sum(c.ok for c in checks if c.task != INITIAL)
         out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
