@@ -219,3 +219,12 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
                         termination_reason=TerminationReason.AGENT_STOP, messages=messages)
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail_ja").reward == 1.0
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0
+
+
+def test_verify_of_thousands_of_tasks_lists_only_the_problems(tmp_path):
+    report = tmp_path / "telecom.json"
+    result = jtau("verify", "telecom", "--no-rewards", "--json", str(report))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2285/2285 tasks commute" in result.stdout
+    assert "jtau verify telecom" not in result.stdout  # no table: no task has a problem
+    assert len(json.loads(report.read_text())) == 2286  # the report has every task, and the initial db
