@@ -20,8 +20,6 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
-import openai
-
 from jtau.errors import InputError
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
@@ -114,6 +112,8 @@ class MTClient:
                  sleep: Callable[[float], None] = time.sleep):
         self.endpoint, self.settings, self.allow, self.sleep = endpoint, settings, allow_latin, sleep
         self.literals = literals
+        import openai  # here, not at the top: it takes 0.7 s to import and offline runs never need it
+
         self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
                                     max_retries=0, timeout=settings.timeout)
         self.requests = 0
@@ -195,6 +195,8 @@ class MTClient:
                              "in the journal; run again when the endpoint works") from None
 
     def _request(self, jobs: list[Job]) -> dict[str, str]:
+        import openai
+
         with self._lock:
             self.requests += 1
         segments = [{"id": j.key, "text": j.source, **({"terms": j.hints} if j.hints else {})} for j in jobs]
