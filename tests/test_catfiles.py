@@ -4,6 +4,7 @@ reviewed translation comes back in and into the output."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import polib
@@ -59,3 +60,36 @@ def test_a_reviewed_translation_comes_back_from_po_into_the_output(project, tmp_
     assert refused.returncode == 1 and "would overwrite a reviewed translation; use --force" in refused.stderr
     forced = jtau("tm", "import", "airline", str(exported), "--status", "reviewed", "--force", root=project)
     assert forced.returncode == 0, forced.stderr
+
+
+def test_a_new_hint_term_exports_each_segment_it_touches_with_its_previous_translation(project, tmp_path):
+    shutil.copytree(ROOT / "data" / "tm", project / "data" / "tm")
+    glossary = project / "glossaries" / "ja.yaml"
+    glossary.write_text(glossary.read_text().replace("terms:\n", "terms:\n  refund: {ja: 返金, mode: hint}\n", 1))
+    memory = [json.loads(line) for line in (ROOT / "data" / "tm" / "airline.jsonl").read_text().splitlines()]
+    touched = {e["key"]: e for e in memory if e["status"] != "stale" and re.search(r"(?<![\w-])[Rr]efund(?![\w-])", e["source"])}
+    assert len(touched) > 20
+
+    exported = tmp_path / "missing.jsonl"
+    assert jtau("tm", "export", "airline", "-o", str(exported), root=project).returncode == 0
+    lines = [json.loads(line) for line in exported.read_text().splitlines()]
+    assert {line["key"] for line in lines} == set(touched)
+    for line in lines:
+        previous = touched[line["key"]]
+        assert line["previous"] == {"target": previous["target"], "hints": previous.get("hints", {})}
+        assert line["hints"]["refund"] == "返金" and "target" not in line
+
+    po_file = tmp_path / "missing.po"
+    assert jtau("tm", "export", "airline", "-o", str(po_file), root=project).returncode == 0
+    units = {unit.msgctxt: unit for unit in polib.pofile(str(po_file))}
+    assert set(units) == set(touched)
+    assert all(u.fuzzy and u.msgstr == touched[k]["target"] and "previous translation filled in" in u.comment
+               for k, u in units.items())
+
+    kept = tmp_path / "kept.jsonl"  # a reviewer keeps every previous translation as it is
+    kept.write_text("".join(json.dumps({"key": l["key"], "target": l["previous"]["target"]}) + "\n" for l in lines))
+    result = jtau("tm", "import", "airline", str(kept), root=project)
+    assert all("返金" in e["target"] for e in touched.values())  # the team wrote 返金 throughout
+    assert result.returncode == 0 and f"{len(touched)} translations recorded" in " ".join(result.stdout.split())
+    localized = jtau("localize", "airline", "--offline", "--out", str(tmp_path / "out"), root=project)
+    assert localized.returncode == 0, localized.stderr

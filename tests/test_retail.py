@@ -208,3 +208,13 @@ def test_two_source_values_becoming_one_lookup_key_are_reported(retail):
     loc.convert("email", "mia.garcia2724@example.com")
     assert loc.collisions() == ["email: 'mia.garcia2723@example.com', 'mia.garcia2724@example.com' all become "
                                 "'same@example.com'"]
+
+
+def test_a_catalog_word_inside_a_longer_catalog_phrase_is_not_a_hint_of_its_own(retail):
+    hints = retail.glossary.hints_in
+    assert hints("You want the laptop in space grey.") == {"laptop": "ノートパソコン", "space grey": "スペースグレイ"}
+    assert "grey" in hints("You want a grey one, not the space grey one.")  # a grey of its own
+    assert "battery" not in hints("You ask about the speaker's battery life.")  # an option name
+    assert hints("You want a lamp powered by battery.")["battery"] == "電池"
+    task_75 = retail.domain.tasks[75]["user_scenario"]["instructions"]["reason_for_call"]
+    assert "電池" not in task_75 and "連続再生時間" in task_75  # no gloss written for the check's sake

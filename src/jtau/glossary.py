@@ -41,6 +41,7 @@ class Glossary:
     terms: dict[str, Term]
     allow_latin: frozenset[str]
     digest: str
+    shadows: frozenset[str] = frozenset()  # phrases whose words are no hint ("battery life": not "battery")
 
     def surfaces(self, mode: str) -> dict[str, str]:
         """Every written form of the terms of `mode` -> the term."""
@@ -66,35 +67,44 @@ class Glossary:
         return {}
 
     def _find_hints(self, text: str) -> dict[str, str]:
-        found = {}
+        """Surfaces are tried longest first; an occurrence inside a longer one found before is
+        part of that term, not its own ("grey" in "space grey", "battery" in "battery life")."""
+        found: dict[str, str] = {}
+        claimed: list[tuple[int, int]] = []
         words = set(WORD.findall(text))
         for first, term, surface, excluded_phrases in self._hint_patterns:
-            if term in found or (first is not None and first not in words):
+            if first is not None and first not in words:
                 continue  # a surface can only occur where its first word does: most are skipped here
             excluded = [m.span() for phrase in excluded_phrases for m in _phrase_regex(phrase).finditer(text)]
-            for match in _surface_regex(surface).finditer(text):
-                if not any(start <= match.start() < end for start, end in excluded):
-                    found[term] = self.terms[term].ja
-                    break
+            spans = [m.span() for m in _surface_regex(surface).finditer(text)
+                     if not any(start <= m.start() < end for start, end in excluded)]
+            if term is not None and any(not any(start <= s and e <= end for start, end in claimed) for s, e in spans):
+                found[term] = self.terms[term].ja
+            claimed += spans
         return dict(sorted(found.items()))
 
     @functools.cached_property
-    def _hint_patterns(self) -> list[tuple[str | None, str, str, list[str]]]:
-        """(first word, term, surface, excluded phrases), longest surface first; the regexes
-        are compiled when a text holds the first word (a glossary with the retail catalog has
-        ~900 surfaces, most in no text, and more than the re module's cache holds)."""
-        return [(next(iter(WORD.findall(surface)), None), term, surface, self.terms[term].not_in)
-                for surface, term in sorted(self.surfaces("hint").items(), key=lambda kv: -len(kv[0]))]
+    def _hint_patterns(self) -> list[tuple[str | None, str | None, str, list[str]]]:
+        """(first word, term or None for a shadow, surface, excluded phrases), longest surface
+        first; the regexes are compiled when a text holds the first word (a glossary with the
+        retail catalog has ~900 surfaces, most in no text, more than the re module's cache holds)."""
+        surfaces = [(surface, term, self.terms[term].not_in) for surface, term in self.surfaces("hint").items()]
+        surfaces += [(surface, None, []) for shadow in sorted(self.shadows)
+                     for surface in dict.fromkeys((shadow, shadow[:1].upper() + shadow[1:], shadow.title()))]
+        return [(next(iter(WORD.findall(surface)), None), term, surface, not_in)
+                for surface, term, not_in in sorted(surfaces, key=lambda item: -len(item[0]))]
 
-    def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset()) -> Glossary:
+    def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset(),
+                   shadows: frozenset[str] = frozenset()) -> Glossary:
         """This glossary plus `hints` (English -> rendering) as hint terms, for a domain whose
         text must name map entries the map's way (the retail catalog).  A glossary term of the
-        same name wins; plurals in -s match too; terms in `as_written` match in lower case only."""
+        same name wins; plurals in -s match too; terms in `as_written` match in lower case only;
+        inside a phrase of `shadows` no hint is found (the catalog's option names)."""
         extra = {term: Term(ja=ja, mode="hint", variants=[f"{term}s"] if not term.endswith("s") else [],
                             as_written=term in as_written)
                  for term, ja in hints.items() if term not in self.terms}
         digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
-        return Glossary({**self.terms, **extra}, self.allow_latin, digest)
+        return Glossary({**self.terms, **extra}, self.allow_latin, digest, self.shadows | shadows)
 
 
 WORD = re.compile(r"\w+")  # the first word of a surface must be a word of the text

@@ -86,7 +86,7 @@ def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossar
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
     if rules.catalog_hints:
         glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"],
-                                       maps.catalog.value_terms())
+                                       maps.catalog.value_terms(), frozenset(maps.catalog.option_names))
     return glossary
 
 

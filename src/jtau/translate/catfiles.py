@@ -25,6 +25,7 @@ class Unit:
     target: str
     note: str = ""
     status: str = ""
+    fuzzy: bool = False  # a previous translation to check (PO: the fuzzy flag)
 
 
 def format_of(path: Path, explicit: str | None = None) -> str:
@@ -57,6 +58,7 @@ def dump_units(units: list[Unit], fmt: str, domain: str) -> bytes:
             unit.target = item.target
             unit.setcontext(item.key)
             unit.addnote(item.note, origin="developer")
+            unit.markfuzzy(item.fuzzy)
             store.addunit(unit)
     else:
         store = (xliff.xlifffile if fmt == "xliff" else tmx.tmxfile)(sourcelanguage="en", targetlanguage="ja")

@@ -22,6 +22,7 @@ from jtau.text.template import Template
 from jtau.translate import check
 from jtau.translate.catfiles import Unit, dump_units, format_of, read_units
 from jtau.translate.client import Job
+from jtau.translate.tm import Entry
 from jtau.translate.engine import needs_translation
 from jtau.translate.tm import Entry, TranslationMemory
 
@@ -56,8 +57,12 @@ def all_jobs(text: TextFields, glossary, locale: str) -> dict[str, Job]:
     return jobs
 
 
-def note(job: Job, info: dict, status: str) -> str:
+def note(job: Job, info: dict, status: str, previous: Entry | None = None) -> str:
     lines = [f"status: {status}", f"register: {job.kind}"]
+    if previous is not None:
+        old = ", ".join(f"{term} -> {ja}" for term, ja in previous.hints.items()) or "none"
+        lines.append(f"previous translation filled in, made with other glossary hints ({old}): "
+                     "keep it if it names the terms below")
     lines += [f"placeholder {name}: {legend}" for name, legend in info["placeholders"].items()]
     lines += [f"glossary: {term} -> {ja}" for term, ja in job.hints.items()]
     lines += [f"where: {where}" for where in info["where"][:5]]
@@ -66,23 +71,35 @@ def note(job: Job, info: dict, status: str) -> str:
 
 def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text: TextFields, locale: str,
            path: Path, status: str = MISSING, fmt: str | None = None, domain: str = "") -> int:
-    """Write the segments of `status` (missing, draft, reviewed, machine, or all) to `path`."""
+    """Write the segments of `status` (missing, draft, reviewed, machine, or all) to `path`.
+
+    A segment missing only because its glossary hints changed (a term added or matched
+    differently) carries its previous translation: JSONL `previous` {target, hints}, PO/XLIFF/TMX
+    the target filled in (PO: fuzzy) and the old hints in the note.  Kept as it is, it imports
+    when it names the terms the new hints ask for."""
     info = contexts(text, locale)
     selected = []
     for key in sorted(jobs, key=lambda k: info[k]["order"]):  # as they occur: neighbours give context
-        entry = tm.entries.get(key) if key not in pending else None
+        entry = tm.entries.get(key)
+        if key in pending:
+            entry, previous = None, entry
+        else:
+            previous = None
         state = entry.status if entry else MISSING
         if status in ("all", state):
-            selected.append((jobs[key], entry, state))
+            selected.append((jobs[key], entry, state, previous))
     fmt = format_of(path, fmt)
     if fmt == "jsonl":
         data = "".join(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
                                    "placeholders": info[job.key]["placeholders"], "where": info[job.key]["where"][:5],
-                                   **({"target": entry.target, "status": state} if entry else {})},
-                                  ensure_ascii=False) + "\n" for job, entry, state in selected).encode("utf-8")
+                                   **({"target": entry.target, "status": state} if entry else {}),
+                                   **({"previous": {"target": previous.target, "hints": previous.hints}}
+                                      if previous else {})},
+                                  ensure_ascii=False) + "\n" for job, entry, state, previous in selected).encode("utf-8")
     else:
-        data = dump_units([Unit(job.key, job.source, entry.target if entry else "", note(job, info[job.key], state),
-                                state) for job, entry, state in selected], fmt, domain)
+        data = dump_units([Unit(job.key, job.source, entry.target if entry else previous.target if previous else "",
+                                note(job, info[job.key], state, previous), state, fuzzy=previous is not None)
+                           for job, entry, state, previous in selected], fmt, domain)
     from jtau.write import atomic_write
 
     atomic_write(path, data)
