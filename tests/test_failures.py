@@ -75,6 +75,13 @@ def test_an_output_that_cannot_be_written_fails_at_once_with_one_line(tmp_path):
         assert time.monotonic() - started < 20, args  # before the long work, not after it
 
 
+def test_an_output_under_a_folder_nobody_can_write_names_the_path_asked_for():
+    result = jtau("localize", "airline", "--offline", "--out", "/proc/jtau/out")  # /proc: not even root
+    assert result.returncode == 2
+    assert one_error_line(result.stderr).startswith(
+        "error: /proc/jtau/out: cannot write (in /proc, the nearest folder that exists): ")
+
+
 def immutable(path):
     """chattr +i: even root cannot replace or rename it (a real unreplaceable file)."""
     import shutil

@@ -80,7 +80,8 @@ def ensure_writable(path: Path, folder: bool = True) -> None:
         os.close(fd)
         os.unlink(probe)
     except OSError as exc:
-        raise InputError(f"{existing}: cannot write here: {exc.strerror or exc}") from None
+        where = "" if existing == target else f" (in {existing}, the nearest folder that exists)"
+        raise InputError(f"{path}: cannot write{where}: {exc.strerror or exc}") from None
 
 
 def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=None) -> list[str]:
