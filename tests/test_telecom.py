@@ -97,6 +97,28 @@ def test_telecom_ja_writes_yen_into_bills():
     assert "<tech_support_policy>" in workflow.policy and workflow.domain_name == "telecom-workflow_ja"
 
 
+def test_the_phone_names_a_payment_request_in_yen(domains_dir):
+    from tau2.data_model.tasks import Task
+
+    from jtau.runtime.domains import RUNTIME
+    from jtau.runtime.tau2_entry import jtau_domains
+    from jtau.runtime.verify import replay
+
+    task_id = "[service_issue]overdue_bill_suspension[PERSONA:Easy]"
+    source_tasks = json.loads((domains_dir / "telecom" / "tasks.json").read_text())
+    [source_task] = [Task.model_validate(t) for t in source_tasks if t["id"] == task_id]
+    [task] = [t for t in jtau_domains(ROOT)["telecom_ja"].get_tasks(None) if t.id == task_id]
+    said = []
+    for make, this in ((RUNTIME["telecom"].source_environment(), source_task),
+                       (jtau_domains(ROOT)["telecom_ja"].get_environment, task)):
+        _, trajectory, outcomes = replay(make, this)
+        assert outcomes[:2] == ["ok", "ok"]  # send_payment_request, make_payment
+        said.append(next(m.content for m in trajectory if getattr(m, "id", None) == "golden_1"))
+    dollars = re.fullmatch(r"Payment of ([\d.]+) USD has been made for bill (\w+)\.", said[0])
+    yen = int(RATE * Decimal(dollars[1]))
+    assert yen > 0 and said[1] == f"Payment of {yen:,}円 has been made for bill {dollars[2]}."
+
+
 def test_a_phone_map_that_is_not_one_to_one_is_an_input_error(project, tmp_path):
     addresses = project / "entity_maps" / "addresses.yaml"
     addresses.write_text(addresses.read_text().replace("555-123-2009: 090-0000-2009", "555-123-2009: 090-0000-2008"))

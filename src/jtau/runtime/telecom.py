@@ -6,7 +6,9 @@ item "Data refueling: 2.0 GB at $2.0/GB", `suspend_line` mentions a "$5/month" h
 and the overdue-bill set-up writes "Charge for line L1002".  The overlay writes the Japanese
 forms of the rules' `formats` (the same text the localization gives the source's bills) and
 yen; descriptions of both toolkits are Japanese (`telecom_tools.ja.yaml`,
-`telecom_user_tools.ja.yaml`).  What the phone shows (status bar, speed test) stays tau2's.
+`telecom_user_tools.ja.yaml`).  What the phone shows (status bar, speed test) stays tau2's
+English, except that a payment request names its amount in yen (tau2 writes "of 45.0 USD"
+after the bill's amount, which J-tau holds in yen).
 Registered as tau2 registers telecom: `telecom_ja` (manual policy), `telecom-workflow_ja`
 (workflow policy), and the task sets `telecom_full_ja`, `telecom_small_ja`.
 """
@@ -76,7 +78,22 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
     agent = overlay_class(TelecomTools, "JTauTelecomTools", {"suspend_line": suspend_line, "refuel_data": refuel_data},
                           descriptions("telecom"))
     agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
-    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", {}, descriptions("telecom_user"))
+    def check_payment_request(self):
+        request = self._check_payment_request()
+        if request is None:
+            return "No payment request has been made."
+        return f"You have a payment request for bill {request.bill_id} of {yen(request.amount_due)}."
+
+    def make_payment(self):
+        request = self._check_payment_request()
+        if request is None:
+            return "You do not have a payment request."
+        self._make_payment()
+        return f"Payment of {yen(request.amount_due)} has been made for bill {request.bill_id}."
+
+    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools",
+                         {"check_payment_request": check_payment_request, "make_payment": make_payment},
+                         descriptions("telecom_user"))
     return agent, user
 
 
