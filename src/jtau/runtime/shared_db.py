@@ -77,7 +77,7 @@ class Shared:
         self.collections = {name for name, value in self.db.__dict__.items()
                             if isinstance(value, dict) and all(isinstance(v, BaseModel) for v in value.values())}
         self._dump = self.db.model_dump()
-        self._record_json: dict[tuple[str, str], str] = {}
+        self._item_json: dict[tuple[str, str], str] = {}
 
     def fresh(self) -> BaseModel:
         db = self.db.model_copy()
@@ -103,14 +103,16 @@ class Shared:
         return hashlib.sha256(f"{{{', '.join(parts)}}}".encode()).hexdigest()
 
     def _items(self, name: str, collection: CopyOnLookup):
+        """`"key": {record JSON}` of each record in key order; a shared record's made once."""
+        cache = self._item_json
         for key in sorted(collection):
             if key in collection.own:
-                record = _json(dict.__getitem__(collection, key).model_dump())
+                yield f"{_json(key)}: {_json(dict.__getitem__(collection, key).model_dump())}"
             else:
-                record = self._record_json.get((name, key))
-                if record is None:
-                    record = self._record_json[name, key] = _json(dict.__getitem__(collection, key).model_dump())
-            yield f"{_json(key)}: {record}"
+                item = cache.get((name, key))
+                if item is None:
+                    item = cache[name, key] = f"{_json(key)}: {_json(dict.__getitem__(collection, key).model_dump())}"
+                yield item
 
 
 class Validated:
