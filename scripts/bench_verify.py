@@ -34,7 +34,7 @@ def main() -> None:
             wall = time.perf_counter() - start
             peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss) / 1024 ** 2
             summary = re.search(r"(\d+)/(\d+) tasks commute", done.stdout)
-            print(f"{domain:8} jobs {jobs}: {wall:6.1f} s, {wall / TASKS[domain]:.2f} s a task, "
+            print(f"{domain:8} jobs {jobs}: {wall:6.1f} s, {wall / TASKS[domain]:.3f} s a task, "
                   f"{summary.group(0) if summary else 'exit ' + str(done.returncode)}, peak memory {peak:.2f} GiB "
                   f"(largest process); target {TARGET[domain]:.0f} s -> {'met' if wall < TARGET[domain] else 'missed'}")
 
