@@ -103,16 +103,18 @@ class Shared:
         return hashlib.sha256(f"{{{', '.join(parts)}}}".encode()).hexdigest()
 
     def _items(self, name: str, collection: CopyOnLookup):
-        """`"key": {record JSON}` of each record in key order; a shared record's made once."""
-        cache = self._item_json
+        """`"key": {record JSON}` of each record in key order; a shared record's made once
+        (a record is shared when it is the very object the validated db holds)."""
+        cache, shared = self._item_json, self.db.__dict__[name]
         for key in sorted(collection):
-            if key in collection.own:
-                yield f"{_json(key)}: {_json(dict.__getitem__(collection, key).model_dump())}"
-            else:
-                item = cache.get((name, key))
-                if item is None:
-                    item = cache[name, key] = f"{_json(key)}: {_json(dict.__getitem__(collection, key).model_dump())}"
-                yield item
+            record = dict.__getitem__(collection, key)
+            if record is not shared.get(key):
+                yield f"{_json(key)}: {_json(record.model_dump())}"
+                continue
+            item = cache.get((name, key))
+            if item is None:
+                item = cache[name, key] = f"{_json(key)}: {_json(record.model_dump())}"
+            yield item
 
 
 class Validated:
