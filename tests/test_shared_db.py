@@ -4,6 +4,8 @@ tasks that write."""
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 from tau2.data_model.tasks import Task
 
@@ -56,3 +58,21 @@ def test_a_record_changed_through_iteration_is_caught(domains_dir):
     assert not shared.changed() and shared.fresh().users[user_id].email != "changed@example.com"
     next(iter(db.flights.values())).origin = "XXX"  # iteration reads the shared record
     assert shared.changed()
+
+
+def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
+    from tau2.domains.airline.tools import AirlineTools
+
+    from jtau.errors import CheckFailed
+    from jtau.runtime.verify import verify
+
+    original = AirlineTools.get_user_details
+
+    @functools.wraps(original)  # keeps tau2's tool marks
+    def changes_what_it_iterates(self, user_id):
+        next(iter(self.db.flights.values())).origin = "XXX"  # a shared record, reached by iterating
+        return original(self, user_id)
+
+    monkeypatch.setattr(AirlineTools, "get_user_details", changes_what_it_iterates)
+    with pytest.raises(CheckFailed, match=r"task 1: a tool changed a shared source db record in place"):
+        verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})

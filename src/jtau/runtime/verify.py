@@ -23,7 +23,7 @@ from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 from loguru import logger
 
 from jtau.domain import LocalizedDomain
-from jtau.errors import InputError
+from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
 from jtau.jsonpath import format_path
 from jtau.maps import load_maps
@@ -240,9 +240,10 @@ def check_batch(indices: list[int]) -> list[TaskCheck]:
         checks = [check_task(index) for index in indices]
     for side, dbs in _CONTEXT.shared.items():
         for part in dbs.changed():
-            raise RuntimeError(f"tasks {checks[0].task} to {checks[-1].task}: a tool changed a shared {side} "
-                               f"{part} record in place, so environments would not start from the task's "
-                               f"db; jtau's runtime/shared_db.py must validate this domain's db anew")
+            tasks = f"task {checks[0].task}" if len(checks) == 1 else f"tasks {checks[0].task} to {checks[-1].task}"
+            raise CheckFailed(f"{tasks}: a tool changed a shared {side} "
+                              f"{part} record in place, so environments would not start from the task's db; "
+                              "set shares_records=False for this domain in jtau's runtime/domains.py")
     return checks
 
 
