@@ -221,10 +221,15 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0
 
 
-def test_verify_of_thousands_of_tasks_lists_only_the_problems(tmp_path):
-    report = tmp_path / "telecom.json"
-    result = jtau("verify", "telecom", "--no-rewards", "--json", str(report))
+def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(tmp_path):
+    report = tmp_path / "all.json"
+    result = jtau("verify", "all", "--no-rewards", "--json", str(report))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "2285/2285 tasks commute" in result.stdout
-    assert "jtau verify telecom" not in result.stdout  # no table: no task has a problem
-    assert len(json.loads(report.read_text())) == 2286  # the report has every task, and the initial db
+    for summary in ("airline: 50/50", "retail: 114/114", "telecom: 2285/2285"):
+        assert f"{summary} tasks commute" in result.stdout
+    assert "jtau verify airline" in result.stdout  # 50 rows: the table of every task
+    assert "jtau verify telecom" not in result.stdout  # 2,285 rows and no problem: no table
+    by_domain = json.loads(report.read_text())
+    assert {d: len(checks) for d, checks in by_domain.items()} == {"airline": 51, "retail": 115, "telecom": 2286}
+    refused = jtau("verify", "all", "--task", "1")
+    assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr

