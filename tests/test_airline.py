@@ -3,6 +3,7 @@ validator (which has its own tests in test_validate.py)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections import Counter
@@ -180,7 +181,9 @@ def test_kevin_stays_kevin_and_the_silvia_typo_is_repaired(airline):
 
 
 def test_two_runs_are_byte_identical(airline, domains_dir):
+    assert gc.isenabled()
     again = localize("airline", ROOT, domains_dir)
+    assert gc.isenabled()  # paused during the run only (gcpause.py)
     assert again.outputs == airline.outputs
     manifest = json.loads(airline.outputs["manifest.json"])
     assert "time" not in json.dumps(manifest).lower()
