@@ -53,7 +53,7 @@ def test_fees_are_in_yen(airline_ja):
                 total_baggages=1, nonfree_baggages=1, insurance="yes")
     card = next(k for k, m in env.tools.db.users[user].payment_methods.items() if m.source == "credit_card")
     short = call(env, "book_reservation", payment_methods=[{"payment_id": card, "amount": fare + 30 + 50}], **args)
-    assert short.error and f"total price is {fare + 8000}" in short.content
+    assert short.error and f"合計金額 {fare + 8000}、" in short.content
     booked = call(env, "book_reservation", payment_methods=[{"payment_id": card, "amount": fare + 8000}], **args)
     assert not booked.error and json.loads(booked.content)["payment_history"][0]["amount"] == fare + 8000
 
@@ -233,3 +233,44 @@ def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(tmp_path):
     assert {d: len(checks) for d, checks in by_domain.items()} == {"airline": 51, "retail": 115, "telecom": 2286}
     refused = jtau("verify", "all", "--task", "1")
     assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr
+
+
+def tau2_error_messages() -> dict[str, str]:
+    """Every `raise ValueError(...)` message of tau2's tool code, {expression} for what it fills in."""
+    import ast
+    import importlib
+    import inspect
+
+    out = {}
+    for module in ("tau2.domains.airline.tools", "tau2.domains.retail.tools", "tau2.domains.telecom.tools",
+                   "tau2.environment.toolkit"):
+        for node in ast.walk(ast.parse(inspect.getsource(importlib.import_module(module)))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args \
+                    and getattr(node.exc.func, "id", "") == "ValueError":
+                message = node.exc.args[0]
+                if isinstance(message, ast.JoinedStr):
+                    out["".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                                for v in message.values)] = module
+                elif isinstance(message, ast.Constant):
+                    out[message.value] = module
+    return out
+
+
+def test_every_tool_error_of_tau2_reads_in_japanese_with_its_values():
+    from jtau.runtime.tool_errors import japanese_error
+
+    messages = tau2_error_messages()
+    assert len(messages) >= 60
+    for message, module in messages.items():
+        sample = re.sub(r"\{[^}]+\}", "X_1", message)  # an id, date or amount where tau2 writes one
+        japanese = japanese_error(f"Error: {sample}")
+        assert japanese.startswith("エラー: ") and re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), (module, message)
+        assert japanese.count("X_1") == sample.count("X_1"), (module, message)
+
+
+def test_a_failed_tool_call_reads_in_japanese_and_is_still_an_error(airline_ja):
+    env = airline_ja.get_environment()
+    missing = call(env, "get_user_details", user_id="nobody_1")
+    assert missing.error and missing.content == "エラー: ユーザー nobody_1 が見つかりません"
+    unknown = call(env, "get_flight_status", flight_number="HAT001", date="2099-01-01")
+    assert unknown.error and unknown.content == "エラー: 2099-01-01 の便 HAT001 が見つかりません"

@@ -20,6 +20,8 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
 
+from jtau.runtime.tool_errors import japanese_error
+
 
 def docstring(spec: dict) -> str:
     """A Google-style docstring (what tau2 parses into the tool schema) from the YAML entry."""
@@ -71,7 +73,8 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
 class JapaneseJson:
     """Tool results as the agent reads them: tau2 dumps them with `json.dumps` defaults, which
     writes every Japanese character as a \\uXXXX escape ("\\u9ad8\\u6a4b" for 高橋).  A J-tau
-    agent reads the characters themselves; the values are unchanged."""
+    agent reads the characters themselves; the values are unchanged.  A failed call reads
+    "エラー: ..." in Japanese (tool_errors.py)."""
 
     @classmethod
     def to_json_str(cls, resp) -> str:
@@ -79,6 +82,12 @@ class JapaneseJson:
         if isinstance(resp, str):
             return text
         return json.dumps(json.loads(text), ensure_ascii=False)
+
+    def get_response(self, message):
+        response = super().get_response(message)
+        if response.error:
+            response.content = japanese_error(response.content)
+        return response
 
 
 class JaEnvironment(JapaneseJson, Environment):
