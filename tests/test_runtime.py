@@ -274,3 +274,8 @@ def test_a_failed_tool_call_reads_in_japanese_and_is_still_an_error(airline_ja):
     assert missing.error and missing.content == "エラー: ユーザー nobody_1 が見つかりません"
     unknown = call(env, "get_flight_status", flight_number="HAT001", date="2099-01-01")
     assert unknown.error and unknown.content == "エラー: 2099-01-01 の便 HAT001 が見つかりません"
+    misnamed = call(env, "get_user_details", user="nobody_1")
+    assert misnamed.error and misnamed.content == \
+        "エラー: AirlineTools.get_user_details() に想定外の引数 'user' が渡されました"
+    forgotten = call(env, "get_user_details")
+    assert forgotten.content == "エラー: AirlineTools.get_user_details() に必須の引数 'user_id' がありません"
