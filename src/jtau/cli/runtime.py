@@ -26,7 +26,6 @@ from jtau.errors import InputError, JtauError
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
 
 
-
 @app.command()
 def verify(
     domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom) or all.")],

@@ -35,9 +35,9 @@ class RuntimeDomain:
         return out
 
     def databases(self, db) -> Databases:
-        """Fresh keyword arguments of an environment constructor for this (localized or source)
-        db, each call a db of its own: {"db": FlightDB} or, for telecom, {"db": TelecomDB,
-        "user_db": TelecomUserDB}."""
+        """This (localized or source) db as its environments take it, a fresh copy for each:
+        part "db" (FlightDB ...) or, for telecom, "db" and "user_db"; shared records where the
+        domain's tools allow (`shares_records`)."""
         kind = Shared if self.shares_records else Validated
         models = self.models()
         parts = {"db": kind(models[""], db)} if "" in models else \

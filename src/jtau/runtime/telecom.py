@@ -78,6 +78,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
     agent = overlay_class(TelecomTools, "JTauTelecomTools", {"suspend_line": suspend_line, "refuel_data": refuel_data},
                           descriptions("telecom"))
     agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
+
     def check_payment_request(self):
         request = self._check_payment_request()
         if request is None:

@@ -22,7 +22,6 @@ from jtau.text.template import Template
 from jtau.translate import check
 from jtau.translate.catfiles import Unit, dump_units, format_of, read_units
 from jtau.translate.client import Job
-from jtau.translate.tm import Entry
 from jtau.translate.engine import needs_translation
 from jtau.translate.tm import Entry, TranslationMemory
 
@@ -80,11 +79,8 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
     info = contexts(text, locale)
     selected = []
     for key in sorted(jobs, key=lambda k: info[k]["order"]):  # as they occur: neighbours give context
-        entry = tm.entries.get(key)
-        if key in pending:
-            entry, previous = None, entry
-        else:
-            previous = None
+        known = tm.entries.get(key)
+        entry, previous = (None, known) if key in pending else (known, None)
         state = entry.status if entry else MISSING
         if status in ("all", state):
             selected.append((jobs[key], entry, state, previous))

@@ -32,10 +32,10 @@ def _arguments(value, path=()):
 
 
 def actions(tasks: list[dict], rules: DomainRules):
-    """`(path, action)` of every tool call of every task."""
+    """`(path, action, argument rules)` of every tool call of every task."""
     for index, task in enumerate(tasks):
-        for path, action, _ in tool_calls(task, rules):
-            yield (index,) + path, action
+        for path, action, table in tool_calls(task, rules):
+            yield (index,) + path, action, table
 
 
 def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[str], int]:
@@ -43,7 +43,7 @@ def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
     tasks) exists in the output db exactly when it exists in the source db."""
     src_keys, out_keys = key_sets(src_db, rules), key_sets(out_db, rules)
     errors, checked = [], 0
-    for (path, s_action), (_, o_action) in action_pairs:
+    for (path, s_action, _), (_, o_action, _) in action_pairs:
         s_args = list(_arguments(s_action.get("arguments") or {}))
         o_args = list(_arguments(o_action.get("arguments") or {}))
         for (arg_path, name, s_value), (_, _, o_value) in zip(s_args, o_args):
@@ -138,8 +138,7 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
     """Passengers in tool calls match the same db records (by position) as in the source."""
     src_people, out_people = _people(src_db, rules), _people(out_db, rules)
     errors, checked = [], 0
-    for (path, s_action), (_, o_action) in action_pairs:
-        tool = rules.tools.get(s_action.get("name"), {})
+    for (path, s_action, tool), (_, o_action, _) in action_pairs:
         for parent, dob in name_parents(tool):
             given, family = _field(tool, parent, "given_name"), _field(tool, parent, "family_name")
             s_found = jsonpath.find(s_action.get("arguments") or {}, parent)

@@ -31,8 +31,7 @@ def text_pairs(src_tasks, out_tasks, rules: DomainRules, action_pairs):
                 if isinstance(sc[sk], str) and sc[sk]:
                     yield (index,) + path, sc[sk], oc[ok]
         while call is not None and call[0][0][0] == index:
-            (path, s_action), (_, o_action) = call
-            table = rules.tools.get(s_action.get("name") or s_action.get("func_name"), {})
+            (path, s_action, table), (_, o_action, _) = call
             for pattern in (p for p, kind in table.items() if kind == TEXT):
                 for (arg_path, sc, sk), (_, oc, ok) in zip(jsonpath.find(s_action["arguments"], pattern),
                                                            jsonpath.find(o_action["arguments"], pattern)):

@@ -52,7 +52,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     money_tools = {tool: (_patterns(table, "money"), _patterns(table, "money_expression"))
                    for tool, table in rules.tools.items()}
     action_pairs = list(zip(integrity.actions(source.tasks, rules), integrity.actions(out.tasks, rules)))
-    for (path, s_action), (_, o_action) in action_pairs:
+    for (path, s_action, _), (_, o_action, _) in action_pairs:
         amounts, expressions = money_tools.get(s_action.get("name"), ((), ()))
         if not amounts and not expressions:
             continue
