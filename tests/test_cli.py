@@ -111,6 +111,7 @@ def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
     from jtau.source import discover
 
     monkeypatch.delenv("JTAU_SOURCE", raising=False)
+    monkeypatch.delenv("TAU2_DATA_DIR", raising=False)
     monkeypatch.setattr(discover, "installed_domains_dir", lambda: None)
     try:
         discover.find_domain_dir("airline", ["db.json"])

@@ -27,7 +27,7 @@ def without(task: dict, *fields) -> dict:
 def test_each_patched_task_equals_the_upstream_task(airline, domains_dir):
     upstream = {t["id"]: t for t in json.loads((UPSTREAM / "airline" / "tasks.json").read_text())}
     original = {t["id"]: t for t in json.loads((domains_dir / "airline" / "tasks.json").read_text())}
-    patched_ids = {p.spec.task for p in airline.repairs.patches}
+    patched_ids = {i for p in airline.repairs.patches if p.spec.task for i in p.spec.task_ids}
     own = {p.spec.task for p in airline.repairs.patches if p.spec.reference.startswith("J-tau review")}
     assert len(patched_ids) == len(airline.repairs.report.applied) == 30 and own == {"8"}
     for task in airline.source.tasks:
@@ -90,7 +90,7 @@ def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
 def test_retail_patched_tasks_equal_upstream_but_task_21_keeps_26_3_tools(retail, domains_dir):
     upstream = {t["id"]: t for t in json.loads((UPSTREAM / "retail" / "tasks.json").read_text())}
     original = {t["id"]: t for t in json.loads((domains_dir / "retail" / "tasks.json").read_text())}
-    patched_ids = {p.spec.task for p in retail.repairs.patches}
+    patched_ids = {i for p in retail.repairs.patches if p.spec.task for i in p.spec.task_ids}
     assert len(patched_ids) == len(retail.repairs.report.applied) == 52
     for task in retail.source.tasks:
         ours, theirs = without(task, "reward_basis"), without(upstream[task["id"]], "reward_basis")

@@ -1,7 +1,7 @@
 """Task repairs: RFC 6902 JSON Patch files applied to the *source* tasks before localizing.
 
     task_patches/<domain>/<name>.yaml:
-        task: "7"                  the task id
+        task: "7"                  the task id (or `tasks: ["0", "1", ...]`: the same patch for each)
         reason: why the task is wrong and what the repair does
         reference: where the fix comes from
         patch: [ {op: test, path: ..., value: ...}, {op: replace, ...}, ... ]
@@ -9,7 +9,8 @@
 Every `replace` and `remove` must follow a `test` of the same path, so a repair fails loudly
 when the source value it repairs has changed.  A source that already carries a repair (the
 upstream tasks, say) is recognised: when every test fails but every replaced or added value
-is already in place, the patch is reported as already applied and skipped.
+is already in place (or a patch of `add`s only finds its values there), the patch is reported
+as already applied and skipped.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import jsonpatch
 from jsonpointer import JsonPointerException, resolve_pointer
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from jtau.errors import InputError
 from jtau.yamlfile import YamlDoc, load_yaml
@@ -29,10 +30,21 @@ from jtau.yamlfile import YamlDoc, load_yaml
 
 class PatchFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    task: str
+    task: str | None = None
+    tasks: list[str] | None = None
     reason: str
     reference: str
     patch: list[dict[str, Any]]
+
+    @model_validator(mode="after")
+    def _one_target(self) -> "PatchFile":
+        if (self.task is None) == (self.tasks is None):
+            raise ValueError("give either task (one id) or tasks (a list of ids)")
+        return self
+
+    @property
+    def task_ids(self) -> list[str]:
+        return [self.task] if self.task is not None else list(self.tasks)
 
 
 @dataclass
@@ -89,28 +101,33 @@ def _holds(task: dict, op: dict) -> bool:
 
 
 def apply_patches(tasks: list[dict], patches: list[TaskPatch]) -> PatchReport:
-    """Apply every patch to its task in place; errors name the patch file and line."""
+    """Apply every patch to its task(s) in place; errors name the patch file and line."""
     by_id = {str(task["id"]): task for task in tasks}
     report = PatchReport([], [])
     for patch in patches:
-        task = by_id.get(patch.spec.task)
-        if task is None:
-            raise InputError(f"{patch.path}: task {patch.spec.task!r} is not in the source tasks")
-        ops = patch.spec.patch
-        failed = [i for i, op in enumerate(ops) if op["op"] == "test" and not _holds(task, op)]
-        if not failed:
-            try:
-                jsonpatch.apply_patch(task, ops, in_place=True)
-            except (jsonpatch.JsonPatchException, JsonPointerException) as exc:
-                raise InputError(f"{patch.path}: cannot apply: {exc}") from None
-            report.applied.append(patch.path.name)
-            continue
-        tests = [i for i, op in enumerate(ops) if op["op"] == "test"]
-        changes = [op for op in ops if op["op"] in ("replace", "add")]
-        if failed == tests and changes and all(_holds(task, op) for op in changes):
-            report.already.append(patch.path.name)
-            continue
-        op = ops[failed[0]]
-        raise InputError(f"{patch.where(failed[0])}: test failed: task {patch.spec.task} {op['path']} is no longer "
-                         "the value this repair was written for; the source has changed, review the repair")
+        outcomes = {_apply(patch, by_id, task_id) for task_id in patch.spec.task_ids}
+        (report.applied if "applied" in outcomes else report.already).append(patch.path.name)
     return report
+
+
+def _apply(patch: TaskPatch, by_id: dict[str, dict], task_id: str) -> str:
+    """"applied" or "already" for one task of a patch."""
+    task = by_id.get(task_id)
+    if task is None:
+        raise InputError(f"{patch.path}: task {task_id!r} is not in the source tasks")
+    ops = patch.spec.patch
+    failed = [i for i, op in enumerate(ops) if op["op"] == "test" and not _holds(task, op)]
+    tests = [i for i, op in enumerate(ops) if op["op"] == "test"]
+    changes = [op for op in ops if op["op"] in ("replace", "add")]
+    if failed == tests and changes and all(_holds(task, op) for op in changes) \
+            and (failed or all(op["op"] == "add" for op in ops)):
+        return "already"
+    if failed:
+        op = ops[failed[0]]
+        raise InputError(f"{patch.where(failed[0])}: test failed: task {task_id} {op['path']} is no longer "
+                         "the value this repair was written for; the source has changed, review the repair")
+    try:
+        jsonpatch.apply_patch(task, ops, in_place=True)
+    except (jsonpatch.JsonPatchException, JsonPointerException) as exc:
+        raise InputError(f"{patch.path}: cannot apply to task {task_id}: {exc}") from None
+    return "applied"

@@ -178,13 +178,22 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
               f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
               f"tm/{tm.path.name}": _digest(tm_bytes)}
     outputs["manifest.json"] = dump_json(manifest(domain, maps.locale.locale, maps.locale.currency.rate,
-                                                  source.digests(), inputs, outputs))
+                                                  source_digests(source, repairs), inputs, outputs))
     lap("render")
 
     report = validate_domain(source, localized, maps, rules, glossary)
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))
+
+
+def source_digests(source, repairs) -> dict[str, str]:
+    """The source files' digests; a repaired tasks file's is that of the tasks as repaired, so
+    26.3's tasks plus the repairs and τ³'s own tasks (which carry them) give one manifest."""
+    digests = source.digests()
+    if repairs.patches:
+        digests[source.files.tasks] = _digest(dump_json(source.tasks))
+    return digests
 
 
 def db_outputs(files, db) -> dict[str, bytes]:

@@ -98,9 +98,8 @@ class Review:
         for f in fields:
             label = format_path(f.path[1:]).replace("user_scenario.instructions.", "").replace("evaluation_criteria.", "")
             rows.append(self.field_row(label, _get(source, f.path[1:]), f))
-        patch = next((p for p in self.r.repairs.patches if p.spec.task == str(source["id"])), None)
-        repair = (f'<div class="reason"><b>Repaired</b> ({_e(patch.path.name)}): {_e(patch.spec.reason)}</div>'
-                  if patch else "")
+        repair = "".join(f'<div class="reason"><b>Repaired</b> ({_e(p.path.name)}): {_e(p.spec.reason)}</div>'
+                         for p in self.r.repairs.patches if str(source["id"]) in p.spec.task_ids)
         actions = self.action_swaps(source, output)
         return (f'<h2 id="task-{_e(source["id"])}">Task {_e(source["id"])}</h2>{repair}'
                 f'<table><tr><th class="f">field</th><th>English</th><th>日本語</th></tr>{"".join(rows)}</table>'

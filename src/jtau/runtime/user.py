@@ -33,10 +33,13 @@ def guidelines(use_tools: bool) -> str:
 
 
 class JapaneseUserSimulator(UserSimulator):
-    def __init__(self, tools=None, instructions=None, llm=None, llm_args=None):
+    """Takes whatever tau2 passes its own simulator (26.3: tools, instructions, llm, llm_args;
+    1.0.1 also `persona_config`) and hands it on unchanged, but for the Japanese labels."""
+
+    def __init__(self, *args, instructions=None, **kwargs):
         if isinstance(instructions, str):
             instructions = japanese_labels(instructions)
-        super().__init__(tools=tools, instructions=instructions, llm=llm, llm_args=llm_args)
+        super().__init__(*args, instructions=instructions, **kwargs)
 
     @property
     def global_simulation_guidelines(self) -> str:

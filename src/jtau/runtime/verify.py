@@ -30,6 +30,7 @@ from jtau.maps import load_maps
 from jtau.pipeline import load_repaired
 from jtau.project import maps_dir
 from jtau.rules import load_rules
+from jtau.runtime.compat import require_tau2_data
 from jtau.runtime.domains import RUNTIME
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
@@ -160,6 +161,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
            jobs: int = 1) -> tuple[list[TaskCheck], float]:
     if domain not in RUNTIME:
         raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
+    require_tau2_data()  # tau2's environments read their policy from tau2's own data folder
     runtime = RUNTIME[domain]
     source_environment = runtime.source_environment()
     logger.remove()  # tau2 logs every tool response at DEBUG level

