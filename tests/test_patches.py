@@ -1,4 +1,4 @@
-"""Task repairs bring the 26.3 airline tasks to the upstream fixes, and fail loudly."""
+"""Task repairs bring the 26.3 tasks to upstream's (tau2-bench 1.0.1's), and fail loudly."""
 
 from __future__ import annotations
 
@@ -15,37 +15,41 @@ from jtau.pipeline import localize
 needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/tau2-upstream is not beside this checkout")
 
 
-def without(task: dict, *fields) -> dict:
-    task = json.loads(json.dumps(task))
-    for name in fields:
-        task["evaluation_criteria"].pop(name, None)
-    task.pop("issues", None)
-    return task
+def own_repairs(localization) -> set[str]:
+    """Tasks J-tau repairs beyond upstream (its bilingual review)."""
+    return {i for p in localization.repairs.patches if p.spec.reference.startswith("J-tau review") for i in p.spec.task_ids}
 
 
 @needs_upstream
-def test_each_patched_task_equals_the_upstream_task(airline, domains_dir):
-    upstream = {t["id"]: t for t in json.loads((UPSTREAM / "airline" / "tasks.json").read_text())}
-    original = {t["id"]: t for t in json.loads((domains_dir / "airline" / "tasks.json").read_text())}
-    patched_ids = {i for p in airline.repairs.patches if p.spec.task for i in p.spec.task_ids}
-    own = {p.spec.task for p in airline.repairs.patches if p.spec.reference.startswith("J-tau review")}
-    assert len(patched_ids) == len(airline.repairs.report.applied) == 30 and own == {"8"}
-    for task in airline.source.tasks:
-        if task["id"] not in own:  # J-tau's own repairs go beyond upstream
-            assert without(task, "reward_basis") == without(upstream[task["id"]], "reward_basis"), task["id"]
-        assert (task != original[task["id"]]) == (task["id"] in patched_ids)
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_repaired_26_3_tasks_are_upstreams_tasks(domain, airline, retail, domains_dir):
+    """reward_basis, issues[] and retail task 21's get_item_details included: one J-tau for both runtimes."""
+    localization = {"airline": airline, "retail": retail}[domain]
+    upstream = {t["id"]: t for t in json.loads((UPSTREAM / domain / "tasks.json").read_text())}
+    original = {t["id"]: t for t in json.loads((domains_dir / domain / "tasks.json").read_text())}
+    own = own_repairs(localization)
+    assert own == ({"8"} if domain == "airline" else set())
+    for task in localization.source.tasks:
+        if task["id"] not in own:
+            assert task == upstream[task["id"]], task["id"]
+    if "reward_basis" not in original["0"]["evaluation_criteria"]:  # the 26.3 source: every task was repaired
+        assert all(task != original[task["id"]] for task in localization.source.tasks)
+    assert any(a["name"] == "get_item_details" for a in retail.source.tasks[21]["evaluation_criteria"]["actions"])
 
 
 @needs_upstream
-def test_patched_26_3_localizes_to_the_localized_upstream(airline, tmp_path, domains_dir):
-    source = tmp_path / "domains" / "airline"
-    shutil.copytree(domains_dir / "airline", source)
-    shutil.copy(UPSTREAM / "airline" / "tasks.json", source / "tasks.json")
-    upstream = localize("airline", ROOT, source.parent)
-    assert len(upstream.repairs.report.applied) == 1 and len(upstream.repairs.report.already) == 29
-    ours = json.loads(airline.outputs["tasks.json"])
-    theirs = json.loads(upstream.outputs["tasks.json"])
-    assert [without(t, "reward_basis") for t in ours] == [without(t, "reward_basis") for t in theirs]
+@pytest.mark.parametrize("domain", ["airline", "retail"])
+def test_26_3_and_upstream_localize_to_the_same_bytes(domain, airline, retail, tmp_path, domains_dir):
+    """The committed J-tau files, manifest included, whether localized from 26.3 (with the repairs)
+    or from tau2-bench 1.0.1's tasks (which carry them: recognised and skipped)."""
+    ours = {"airline": airline, "retail": retail}[domain]
+    source = tmp_path / "domains" / domain
+    shutil.copytree(domains_dir / domain, source)
+    shutil.copy(UPSTREAM / domain / "tasks.json", source / "tasks.json")
+    theirs = localize(domain, ROOT, source.parent)
+    assert len(theirs.repairs.report.applied) == len(own_repairs(ours))
+    assert theirs.outputs == ours.outputs
+    assert theirs.outputs["tasks.json"] == (ROOT / "data" / "domains" / domain / "tasks.json").read_bytes()
 
 
 def test_every_patch_has_a_reason_and_a_reference(airline, retail):
@@ -86,23 +90,6 @@ def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-@needs_upstream
-def test_retail_patched_tasks_equal_upstream_but_task_21_keeps_26_3_tools(retail, domains_dir):
-    upstream = {t["id"]: t for t in json.loads((UPSTREAM / "retail" / "tasks.json").read_text())}
-    original = {t["id"]: t for t in json.loads((domains_dir / "retail" / "tasks.json").read_text())}
-    patched_ids = {i for p in retail.repairs.patches if p.spec.task for i in p.spec.task_ids}
-    assert len(patched_ids) == len(retail.repairs.report.applied) == 52
-    for task in retail.source.tasks:
-        ours, theirs = without(task, "reward_basis"), without(upstream[task["id"]], "reward_basis")
-        if task["id"] == "21":  # get_item_details is not a tau2 26.3 tool: 26.3's actions stay
-            assert ours["evaluation_criteria"]["actions"] == original["21"]["evaluation_criteria"]["actions"]
-            assert ours["evaluation_criteria"]["nl_assertions"] == theirs["evaluation_criteria"]["nl_assertions"]
-            assert any(a["name"] == "get_item_details" for a in theirs["evaluation_criteria"]["actions"])
-            continue
-        assert ours == theirs, task["id"]
-        assert (task != original[task["id"]]) == (task["id"] in patched_ids)
-
-
 def test_a_stale_retail_repair_fails_with_its_line(project, tmp_path):
     path = project / "task_patches" / "retail" / "task_012.yaml"
     path.write_text(path.read_text().replace("email: mia.garcia2723@example.com", "email: mia.garcia2724@example.com", 1))
@@ -110,3 +97,18 @@ def test_a_stale_retail_repair_fails_with_its_line(project, tmp_path):
     assert result.returncode == 2
     assert "task_012.yaml:" in result.stderr and "test failed" in result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_one_repair_over_many_tasks_is_recognised_where_the_source_has_it(tmp_path, airline):
+    (tmp_path / "basis.yaml").write_text('tasks: ["0", "1"]\nreason: r\nreference: x\npatch:\n'
+                                         '  - {op: add, path: /evaluation_criteria/reward_basis, value: [DB]}\n')
+    tasks = json.loads(json.dumps(airline.source.tasks))
+    for task in tasks[:2]:
+        task["evaluation_criteria"].pop("reward_basis")
+    assert apply_patches(tasks, load_patches(tmp_path)).applied == ["basis.yaml"]
+    assert [t["evaluation_criteria"]["reward_basis"] for t in tasks[:2]] == [["DB"], ["DB"]]
+    assert apply_patches(tasks, load_patches(tmp_path)).already == ["basis.yaml"]
+    (tmp_path / "basis.yaml").write_text('task: "0"\ntasks: ["1"]\nreason: r\nreference: x\npatch: []\n')
+    with pytest.raises(InputError) as refused:
+        load_patches(tmp_path)
+    assert "basis.yaml" in refused.value.message and "either task" in " ".join(refused.value.details)

