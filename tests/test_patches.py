@@ -83,7 +83,9 @@ def test_a_patch_for_a_changed_source_fails_with_its_line(tmp_path, airline):
 
 def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
     path = project / "task_patches" / "airline" / "task_035.yaml"
-    path.write_text(path.read_text().replace("value: '1985-04-04'", "value: '1999-01-01'"))
+    # a repair written for another source: neither the tested value (26.3) nor the repaired one (1.0.1) is there
+    path.write_text(path.read_text().replace("value: '1985-04-04'", "value: '1999-01-01'")
+                    .replace("value: '1981-05-26'", "value: '1999-01-02'"))
     result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 2
     assert "task_035.yaml:" in result.stderr and "test failed" in result.stderr
@@ -92,7 +94,7 @@ def test_a_broken_patch_stops_the_command_with_exit_2(project, tmp_path):
 
 def test_a_stale_retail_repair_fails_with_its_line(project, tmp_path):
     path = project / "task_patches" / "retail" / "task_012.yaml"
-    path.write_text(path.read_text().replace("email: mia.garcia2723@example.com", "email: mia.garcia2724@example.com", 1))
+    path.write_text(path.read_text().replace("email: mia.garcia2723@example.com", "email: mia.garcia2724@example.com"))
     result = jtau("localize", "retail", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 2
     assert "task_012.yaml:" in result.stderr and "test failed" in result.stderr
