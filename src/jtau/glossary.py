@@ -94,6 +94,19 @@ class Glossary:
         return [(next(iter(WORD.findall(surface)), None), term, surface, not_in)
                 for surface, term, not_in in sorted(surfaces, key=lambda item: -len(item[0]))]
 
+    def merged(self, other: Glossary) -> Glossary:
+        """This glossary and a domain's own (`glossaries/ja.<domain>.yaml`); a term in both, or a
+        rendering two terms would share, is an input error of the domain's file."""
+        clash = sorted(set(self.terms) & set(other.terms))
+        if clash:
+            raise InputError(f"domain glossary repeats terms of the shared glossary: {', '.join(clash)}")
+        shared = {entry.ja: term for term, entry in self.terms.items()}
+        for term, entry in other.terms.items():
+            if entry.ja in shared:
+                raise InputError(f"domain glossary: {term!r} has the rendering {entry.ja!r} of {shared[entry.ja]!r}")
+        digest = hashlib.sha256(f"{self.digest}\x00{other.digest}".encode()).hexdigest()
+        return Glossary({**self.terms, **other.terms}, self.allow_latin | other.allow_latin, digest, self.shadows)
+
     def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset(),
                    shadows: frozenset[str] = frozenset()) -> Glossary:
         """This glossary plus `hints` (English -> rendering) as hint terms, for a domain whose

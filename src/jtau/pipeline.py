@@ -82,8 +82,13 @@ class Repairs:
 
 
 def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossary:
-    """The glossary, plus the catalog's words as hints for a domain whose text names them."""
+    """The glossary, plus the domain's own glossary where it has one (`glossaries/ja.<domain>.yaml`:
+    its terms touch no other domain's templates), plus the catalog's words as hints for a domain
+    whose text names them."""
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
+    own = glossary_path(root, maps.locale.locale, rules.name)
+    if own.is_file():
+        glossary = glossary.merged(load_glossary(own))
     if rules.catalog_hints:
         glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"],
                                        maps.catalog.value_terms(), frozenset(maps.catalog.option_names))

@@ -45,9 +45,10 @@ def tm_dir(root: Path) -> Path:
     return root / "data" / "tm"
 
 
-def glossary_path(root: Path, locale: str) -> Path:
-    """`glossaries/ja.yaml` for locale ja-JP."""
-    return root / "glossaries" / f"{locale.split('-')[0]}.yaml"
+def glossary_path(root: Path, locale: str, domain: str | None = None) -> Path:
+    """`glossaries/ja.yaml` for locale ja-JP; a domain's own terms: `glossaries/ja.<domain>.yaml`."""
+    language = locale.split("-")[0]
+    return root / "glossaries" / (f"{language}.{domain}.yaml" if domain else f"{language}.yaml")
 
 
 def patches_dir(root: Path, domain: str) -> Path:

@@ -115,6 +115,7 @@ class Catalog(Strict):
     option_values: dict[str, str]
     value_aliases: dict[str, str] = Field(default_factory=dict)  # task wording -> value
     plans: dict[str, str] = Field(default_factory=dict)      # telecom plan names
+    banking_products: dict[str, str] = Field(default_factory=dict)  # banking_knowledge cards, accounts, plans
     devices: dict[str, str] = Field(default_factory=dict)    # telecom device models
     plain_words: list[str] = Field(default_factory=list)  # values that are ordinary words in text
 
