@@ -8,7 +8,7 @@ from typing import Any
 
 from jtau.errors import InputError
 from jtau.rules import DomainRules
-from jtau.source.load import read_db, read_tasks, read_text
+from jtau.source.load import glob_names, read_db, read_documents, read_tasks, read_text
 
 
 @dataclass
@@ -18,6 +18,7 @@ class LocalizedDomain:
     tasks: list[dict]
     policies: dict[str, str]          # policy file -> text
     copies: dict[str, bytes] = field(default_factory=dict)
+    documents: dict[str, dict] = field(default_factory=dict)  # knowledge-base file -> document
 
     @classmethod
     def read(cls, folder: Path, rules: DomainRules) -> "LocalizedDomain":
@@ -30,5 +31,9 @@ class LocalizedDomain:
                              f"run: jtau localize {rules.name}")
         raw = {n: (folder / n).read_bytes() for n in names}
         copies = {n: (folder / n).read_bytes() for n in [*files.copy_, *files.task_subsets] if (folder / n).is_file()}
+        documents = {}
+        if files.documents:
+            names = glob_names(folder, files.documents)
+            documents = read_documents(folder, names, {n: (folder / n).read_bytes() for n in names})
         return cls(rules.name, read_db(folder, files, raw), read_tasks(folder / files.tasks, raw[files.tasks]),
-                   {n: read_text(folder / n, raw[n]) for n in files.policy_files}, copies)
+                   {n: read_text(folder / n, raw[n]) for n in files.policy_files}, copies, documents)

@@ -126,7 +126,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
 
-    loc = Localizer(maps).use_formats(rules.formats)
+    loc = Localizer.for_rules(maps, rules)
     problems: list[Problem] = []
     db = source.fresh_db()
     localize_db(db, rules, loc, problems)
@@ -145,6 +145,10 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     policies = dict(source.policies)
     for name in policies:
         text.add(policies, name, POLICY_KIND, name, (), problems)
+    documents = source.fresh_documents()
+    for name, document in documents.items():
+        for key, kind in rules.documents.items():
+            text.add(document, key, kind, name, (key,), problems)
     graph_labels = {name: labels(graph) for name, graph in source.graphs.items()}
     for name, texts in graph_labels.items():
         for index in range(len(texts)):
@@ -170,11 +174,12 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     copies.update(task_subsets(source, tasks, tasks_bytes))
     copies.update({name: with_labels(source.graphs[name], texts).encode("utf-8")
                    for name, texts in graph_labels.items()})
-    localized = LocalizedDomain(domain, db, tasks, policies, copies)
+    localized = LocalizedDomain(domain, db, tasks, policies, copies, documents)
     outputs = {
         **db_outputs(files, db),
         files.tasks: tasks_bytes,
         **{name: text.encode("utf-8") for name, text in policies.items()},
+        **{name: dump_json(document) for name, document in documents.items()},
         **copies,
     }
     tm_bytes = tm.render()

@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from jtau.errors import InputError
 from jtau.yamlfile import YamlDoc, load_yaml
 
-FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml")
+FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml", "banking.yaml")
 
 
 class Strict(BaseModel):
@@ -154,6 +154,24 @@ class Locale(Strict):
     spoken_forms: dict[str, list[str]] = Field(default_factory=dict)  # value -> how an agent may say it
 
 
+class BankingPerson(Strict):
+    """A banking_knowledge customer: the Japanese name as text writes it (family name first)
+    and the romaji as a Japanese card prints it (given name first; cardholder = upper case)."""
+    name: str
+    romaji: str
+
+
+class Banking(Strict):
+    """banking_knowledge's entities, value by value (its names, addresses and emails follow no
+    one pattern: "Ahmad Razali bin Mohd Yusof", "47 Bondi Road, Unit 12B, Bondi Beach, NSW 2026")."""
+    people: dict[str, BankingPerson] = Field(default_factory=dict)   # source full name -> person
+    addresses: dict[str, str] = Field(default_factory=dict)          # source one-line address -> Japanese
+    phones: dict[str, str] = Field(default_factory=dict)
+    emails: dict[str, str] = Field(default_factory=dict)
+    merchants: dict[str, str] = Field(default_factory=dict)
+    descriptions: dict[str, str] = Field(default_factory=dict)       # bank transaction descriptions
+
+
 @dataclass(frozen=True)
 class EntityMaps:
     people: People
@@ -161,6 +179,7 @@ class EntityMaps:
     addresses: Addresses
     locale: Locale
     catalog: Catalog
+    banking: Banking
     digests: dict[str, str]
 
 
@@ -174,6 +193,7 @@ def load_maps(folder: Path) -> EntityMaps:
         addresses=docs["addresses.yaml"].parse(Addresses),
         locale=docs["locale.yaml"].parse(Locale),
         catalog=docs["catalog.yaml"].parse(Catalog),
+        banking=docs["banking.yaml"].parse(Banking),
         digests={
             f"entity_maps/{name}": hashlib.sha256((folder / name).read_bytes()).hexdigest()
             for name in FILES
@@ -230,6 +250,12 @@ def _check(maps: EntityMaps, docs: dict[str, YamlDoc]) -> None:
         if value not in maps.catalog.option_values:
             problems.append(f"{catalog.where(('value_aliases', alias))}: {value!r} is not in option_values")
     _one_to_one(addresses, "zips", dict(maps.addresses.zips), problems)
+    banking = docs["banking.yaml"]
+    _one_to_one(catalog, "banking_products", dict(maps.catalog.banking_products), problems)
+    _one_to_one(banking, "people", {k: v.name for k, v in maps.banking.people.items()}, problems)
+    _one_to_one(banking, "people", {k: v.romaji.upper() for k, v in maps.banking.people.items()}, problems)
+    for section in ("addresses", "phones", "emails", "merchants", "descriptions"):
+        _one_to_one(banking, section, dict(getattr(maps.banking, section)), problems)
     _one_to_one(addresses, "streets", dict(maps.addresses.streets), problems)
     if problems:
         raise InputError("entity maps are inconsistent", problems)

@@ -27,7 +27,7 @@ from jtau.swap.structured import Problem, localize_db, localize_task_structure, 
 
 
 def unmapped(source: SourceDomain, rules: DomainRules, maps: EntityMaps) -> list[Problem]:
-    loc = Localizer(maps).use_formats(rules.formats)
+    loc = Localizer.for_rules(maps, rules)
     problems: list[Problem] = []
     localize_db(source.fresh_db(), rules, loc, problems)
     for index, task in enumerate(source.fresh_tasks()):

@@ -32,6 +32,12 @@ class DomainFiles(BaseModel):
     task_subsets: list[str] = Field(default_factory=list)
     # Graphviz diagrams whose labels are translated like the policy (text/graph.py)
     graphs: list[str] = Field(default_factory=list)
+    # one task a file (tau2 1.0.1's banking_knowledge: a glob, read in name order); J-tau writes
+    # them as the one list `tasks`
+    task_files: str | None = None
+    # a knowledge base, one JSON document a file (a glob): its text fields are the rules'
+    # `documents`; written under the same names
+    documents: str | None = None
 
     @property
     def db_files(self) -> list[str]:
@@ -45,6 +51,11 @@ class DomainFiles(BaseModel):
     def db_label(self) -> str:
         """How messages name the db: its file, or its files."""
         return "+".join(self.db_files)
+
+    @property
+    def globs(self) -> list[str]:
+        """The patterns that name many files (digested as one in the manifest)."""
+        return [g for g in (self.task_files, self.documents) if g]
 
     def db_part(self, name: str) -> str:
         """The key of one db file in a multi-file db (its stem)."""
@@ -65,6 +76,13 @@ class TaskRules(BaseModel):
     communicate_info: str | None = None
     communicate_info_kinds: dict[str, str] = Field(default_factory=dict)  # value -> kind
     frozen_tokens: dict[str, FrozenToken] = Field(default_factory=dict)
+    # paths of a task holding db rows ({table: {key: record}}: banking_knowledge's
+    # initial_state agent_data): localized by the db rules, read without their `.data.` level
+    db_rows: list[str] = Field(default_factory=list)
+    # tools whose arguments carry another tool's call: tool -> {name: the field naming the inner
+    # tool, arguments: the field holding its arguments, a JSON string}; the inner call's
+    # arguments are localized by the inner tool's rules and written back as JSON
+    nested_calls: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 class DomainRules(BaseModel):
@@ -81,6 +99,8 @@ class DomainRules(BaseModel):
     catalog_hints: bool = False       # task text names catalog words the catalog's way
     city_as_address: bool = False     # a city in text is written as the db's address city (大阪市北区)
     formats: dict[str, list[Format]] = Field(default_factory=dict)  # formatted-text kinds
+    documents: dict[str, str] = Field(default_factory=dict)  # document field -> text kind (files.documents)
+    sentinels: list[str] = Field(default_factory=list)  # values kept as they are whatever their path's kind
     digest: str = ""
 
 

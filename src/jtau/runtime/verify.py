@@ -171,7 +171,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     maps = load_maps(maps_dir(root))
     localized = LocalizedDomain.read(out_dir, rules)
     jtau = runtime.ja(out_dir, maps, rules)
-    loc = Localizer(maps).use_formats(rules.formats)
+    loc = Localizer.for_rules(maps, rules)
 
     source_dbs, localized_dbs = runtime.databases(source.db), runtime.databases(localized.db)
 

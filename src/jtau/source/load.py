@@ -8,6 +8,7 @@ keyed by file stem; db files are JSON or TOML (source/formats.py).
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,9 +35,21 @@ class SourceDomain:
     files: DomainFiles
     graphs: dict[str, str] = field(default_factory=dict)  # diagram file -> Graphviz text
     raw: dict[str, bytes] = field(default_factory=dict)
+    documents: dict[str, dict] = field(default_factory=dict)  # knowledge-base file -> document
 
     def digests(self) -> dict[str, str]:
-        return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(self.raw.items())}
+        """File -> sha256; the files of a glob (97 task files, 698 documents) as one entry."""
+        out, grouped = {}, {pattern: hashlib.sha256() for pattern in self.files.globs}
+        for name, data in sorted(self.raw.items()):
+            pattern = next((p for p in grouped if fnmatch.fnmatch(name, p)), None)
+            if pattern is None:
+                out[name] = hashlib.sha256(data).hexdigest()
+            else:
+                grouped[pattern].update(f"{name}\x00{hashlib.sha256(data).hexdigest()}\n".encode())
+        return {**out, **{pattern: digest.hexdigest() for pattern, digest in grouped.items()}}
+
+    def fresh_documents(self) -> dict[str, dict]:
+        return orjson.loads(orjson.dumps(self.documents))
 
     def fresh_db(self) -> Any:
         """A new copy of the db to localize in place."""
@@ -69,17 +82,52 @@ def read_text(path: Path, data: bytes) -> str:
         raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
 
 
+def glob_names(folder: Path, pattern: str) -> list[str]:
+    """The files of `folder` matching `pattern`, as relative names in name order; none is an error."""
+    names = sorted(p.relative_to(folder).as_posix() for p in folder.glob(pattern) if p.is_file())
+    if not names:
+        raise InputError(f"{folder}: no file matches {pattern}")
+    return names
+
+
+def read_task_files(folder: Path, names: list[str], raw: dict[str, bytes]) -> list[dict]:
+    """One task a file (tau2 1.0.1's banking_knowledge), in name order."""
+    tasks = []
+    for name in names:
+        task = parse(folder / name, raw[name])
+        if not isinstance(task, dict) or "id" not in task:
+            raise InputError(f"{folder / name}: expected one task, with an id")
+        tasks.append(task)
+    return tasks
+
+
+def read_documents(folder: Path, names: list[str], raw: dict[str, bytes]) -> dict[str, dict]:
+    """Knowledge-base documents, one JSON object a file with an id, a title and a content."""
+    documents = {}
+    for name in names:
+        document = parse(folder / name, raw[name])
+        if not isinstance(document, dict) or not all(isinstance(document.get(k), str) for k in ("id", "title", "content")):
+            raise InputError(f"{folder / name}: expected a document with string id, title and content")
+        documents[name] = document
+    return documents
+
+
 def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     files = rules.files
-    needed = [*files.db_files, files.tasks, *files.policy_files, *files.graphs]
+    needed = [*files.db_files, *([] if files.task_files else [files.tasks]), *files.policy_files, *files.graphs]
     folder = find_domain_dir(rules.name, needed, source)
     raw = {name: (folder / name).read_bytes() for name in needed}
     for name in [*files.copy_, *files.task_subsets]:
         if (folder / name).is_file():
             raw[name] = (folder / name).read_bytes()
+    task_names = glob_names(folder, files.task_files) if files.task_files else []
+    document_names = glob_names(folder, files.documents) if files.documents else []
+    raw.update({name: (folder / name).read_bytes() for name in [*task_names, *document_names]})
     db = read_db(folder, files, raw)
-    tasks = read_tasks(folder / files.tasks, raw[files.tasks])
+    tasks = read_task_files(folder, task_names, raw) if files.task_files else \
+        read_tasks(folder / files.tasks, raw[files.tasks])
+    documents = read_documents(folder, document_names, raw)
     policies = {name: read_text(folder / name, raw[name]) for name in files.policy_files}
     graphs = {name: read_text(folder / name, raw[name]) for name in files.graphs}
     return SourceDomain(name=rules.name, path=folder, db=db, tasks=tasks, policies=policies, files=files, raw=raw,
-                        graphs=graphs)
+                        graphs=graphs, documents=documents)

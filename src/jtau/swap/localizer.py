@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from jtau.maps.model import EntityMaps
+from jtau.swap import banking
 from jtau.swap.formats import convert as convert_format
 from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen
 
@@ -22,7 +23,8 @@ ADDRESS1 = re.compile(r"^(\d+) (.+)$")
 # Kinds the tools compare or look up by: two source values must never become one.  (Names are
 # compared case-insensitively by find_user_id_by_name_zip, but the maps already keep them one
 # to one.)
-KEYS = frozenset({"user_id", "email", "zip", "address1", "product_name", "phone", "full_name", "plan_name"})
+KEYS = frozenset({"user_id", "email", "zip", "address1", "product_name", "phone", "full_name", "plan_name",
+                  "bank_person", "bank_email", "bank_phone", "bank_address", "bank_product"})
 FULL_NAME = re.compile(r"^(\S+) (\S+)$")
 
 
@@ -67,7 +69,26 @@ class Localizer:
             "money": self.money,
             "money_text": lambda v: format_yen(self.money(v), maps.locale.currency.suffix),
             "money_expression": self.money_expression,
+            # banking_knowledge (swap/banking.py): whole values through entity_maps/banking.yaml
+            "bank_person": lambda v: self._lookup(maps.banking.people, "bank_person", v).name,
+            "cardholder": self.cardholder,
+            "bank_address": lambda v: self._lookup(maps.banking.addresses, "bank_address", v),
+            "bank_phone": lambda v: self._lookup(maps.banking.phones, "bank_phone", v),
+            "bank_email": lambda v: self._lookup(maps.banking.emails, "bank_email", v),
+            "merchant": lambda v: self._lookup(maps.banking.merchants, "merchant", v),
+            "bank_description": lambda v: self._lookup(maps.banking.descriptions, "bank_description", v),
+            "bank_product": lambda v: self._lookup(maps.catalog.banking_products, "bank_product", v),
+            "date_mdy": self._format("date_mdy", banking.date_ja),
+            "clock_est": self._format("clock_est", banking.clock_ja),
+            "money_dollars": self._format(
+                "money_dollars", lambda v: banking.money_text_ja(v, self.rate, maps.locale.currency.suffix)),
+            "money_decimal": self._format("money_decimal", lambda v: banking.money_decimal_ja(v, self.rate)),
         }
+
+    @classmethod
+    def for_rules(cls, maps: EntityMaps, rules) -> "Localizer":
+        """The localizer of a domain: the maps, its formats and its sentinels."""
+        return cls(maps).use_formats(rules.formats).keep(rules.sentinels)
 
     @property
     def kinds(self) -> list[str]:
@@ -84,7 +105,16 @@ class Localizer:
             self.converters[kind] = converter
         return self
 
+    def keep(self, values) -> "Localizer":
+        """Values kept as they are whatever the kind (the rules' sentinels)."""
+        self.kept = frozenset(values)
+        return self
+
+    kept: frozenset = frozenset()
+
     def convert(self, kind: str, value):
+        if isinstance(value, str) and value in self.kept:
+            return value
         try:
             converter = self.converters[kind]
         except KeyError:
@@ -102,6 +132,24 @@ class Localizer:
                 for target, sources in sorted(targets.items()) if len(sources) > 1]
 
     # --- helpers -------------------------------------------------------------------------
+
+    @staticmethod
+    def _format(kind: str, convert: Callable) -> Callable:
+        def converter(value):
+            try:
+                return convert(value)
+            except (banking.FormatError, MoneyError) as exc:
+                raise Unmapped(kind, value, str(exc)) from None
+        return converter
+
+    def cardholder(self, value):
+        """`LIANG JINHAI` -> the romaji of the customer it names, upper case as Japanese cards print
+        it (`KENTA TAKAHASHI`): the source name in either order, in any case."""
+        if isinstance(value, str):
+            for source, person in self.maps.banking.people.items():
+                if value.upper() in {source.upper(), " ".join(reversed(source.split())).upper()}:
+                    return person.romaji.upper()
+        raise Unmapped("cardholder", value, "names no person of entity_maps/banking.yaml")
 
     @staticmethod
     def _lookup(table: dict, kind: str, value):

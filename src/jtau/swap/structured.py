@@ -6,6 +6,7 @@ collected as `Problem`s (JSON path, kind, value) so that one run reports all of 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
@@ -94,13 +95,48 @@ def tool_calls(task: dict, rules: DomainRules):
                 yield path, action, rules.tools.get(name, {})
 
 
+def row_rules(rules: DomainRules) -> dict[str, str]:
+    """The db rules as they read db rows outside the db (`TABLE.data.*.F` -> `TABLE.*.F`)."""
+    return {pattern.replace(".data.", ".", 1): kind for pattern, kind in rules.db.items()}
+
+
+def nested_call(action: dict, rules: DomainRules):
+    """(inner tool name, its arguments) of a call that carries another tool's call, else None."""
+    spec = rules.tasks.nested_calls.get(action.get("name") or "")
+    arguments = action.get("arguments") or {}
+    if not spec or not isinstance(arguments.get(spec["arguments"]), str):
+        return None
+    try:
+        inner = json.loads(arguments[spec["arguments"]])
+    except json.JSONDecodeError:
+        return None
+    return (arguments.get(spec["name"]), inner) if isinstance(inner, dict) else None
+
+
+def localize_nested(action: dict, rules: DomainRules, loc: Localizer, file: str, problems: list[Problem],
+                    prefix: tuple) -> None:
+    """The inner call's arguments, localized by its own tool's rules and written back as JSON."""
+    found = nested_call(action, rules)
+    if found is None:
+        return
+    name, inner = found
+    spec = rules.tasks.nested_calls[action["name"]]
+    apply_rules(inner, rules.tools.get(name, {}), loc, file, problems, prefix=prefix + (spec["arguments"],))
+    action["arguments"][spec["arguments"]] = json.dumps(inner, ensure_ascii=False)
+
+
 def localize_task_structure(task: dict, index: int, rules: DomainRules, loc: Localizer,
                             problems: list[Problem]) -> None:
-    """Tool-call arguments and communicate_info of one task (free text is not touched)."""
+    """Tool-call arguments, db rows and communicate_info of one task (free text is not touched)."""
     file = rules.files.tasks
     for path, action, tool_rules in tool_calls(task, rules):
         apply_rules(action["arguments"], tool_rules, loc, file, problems,
                     prefix=(index,) + path + ("arguments",))
+        localize_nested(action, rules, loc, file, problems, (index,) + path + ("arguments",))
+    for pattern in rules.tasks.db_rows:
+        for path, container, key in list(jsonpath.find(task, pattern)):
+            if isinstance(container[key], dict):
+                apply_rules(container[key], row_rules(rules), loc, file, problems, prefix=(index,) + path)
     criteria = task.get("evaluation_criteria") or {}
     default = rules.tasks.communicate_info
     for i, item in enumerate(criteria.get("communicate_info") or []):

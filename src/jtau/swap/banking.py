@@ -1,0 +1,104 @@
+"""banking_knowledge's kinds: values looked up whole (people, addresses, phones, emails,
+merchants, transaction descriptions: `entity_maps/banking.yaml`; products: the catalog's
+`banking_products`), and the domain's formats, each in both directions: the localized form the
+J-tau data holds and the form tau2's banking tool code parses (the runtime's locale boundary,
+runtime/banking_knowledge.py, uses the inverse).
+
+- dates: `03/15/1992` (MM/DD/YYYY) <-> `1992/03/15` (YYYY/MM/DD, J-tau's one date format); with a
+  time, `11/10/2025 14:25:33` <-> `2025/11/10 14:25:33`; an ISO `2025-06-15` (a few records) stays;
+- money strings: `$1,014.80` <-> `101,480円`; decimal strings `15000.00` <-> `1500000`;
+- clock times: `2025-11-14 03:40:00 EST` <-> `2025-11-14 03:40:00 JST` (the wall clock is kept,
+  the label changes: J-tau's airline convention).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from jtau.swap.money import MoneyError, convert_amount, format_yen, to_decimal
+
+MDY = re.compile(r"^(\d{2})/(\d{2})/(\d{4})((?: \d{2}:\d{2}:\d{2})?)$")
+YMD = re.compile(r"^(\d{4})/(\d{2})/(\d{2})((?: \d{2}:\d{2}:\d{2})?)$")
+ISO = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+CLOCK = re.compile(r"^(\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) (EST|JST)$")
+YEN = re.compile(r"^(-?)([\d,]+)円$")
+
+
+class FormatError(ValueError):
+    pass
+
+
+def date_ja(value: str) -> str:
+    """MM/DD/YYYY -> YYYY/MM/DD; an ISO date (a few records have one) is kept as it is."""
+    if isinstance(value, str) and ISO.match(value):
+        return value
+    match = MDY.match(value) if isinstance(value, str) else None
+    if not match:
+        raise FormatError("not a MM/DD/YYYY (or YYYY-MM-DD) date")
+    month, day, year, time = match.groups()
+    return f"{year}/{month}/{day}{time}"
+
+
+def date_source(value: str) -> str:
+    if isinstance(value, str) and ISO.match(value):
+        return value
+    match = YMD.match(value) if isinstance(value, str) else None
+    if not match:
+        raise FormatError("not a YYYY/MM/DD date")
+    year, month, day, time = match.groups()
+    return f"{month}/{day}/{year}{time}"
+
+
+def clock_ja(value: str) -> str:
+    match = CLOCK.match(value) if isinstance(value, str) else None
+    if not match or match[2] != "EST":
+        raise FormatError("not a 'YYYY-MM-DD HH:MM:SS EST' time")
+    return f"{match[1]} JST"
+
+
+def clock_source(value: str) -> str:
+    match = CLOCK.match(value) if isinstance(value, str) else None
+    if not match or match[2] != "JST":
+        raise FormatError("not a 'YYYY-MM-DD HH:MM:SS JST' time")
+    return f"{match[1]} EST"
+
+
+def money_text_ja(value: str, rate: Decimal, suffix: str) -> str:
+    """`$1,014.80` -> `101,480円` (a negative `-$5.00` -> `-500円`)."""
+    if not isinstance(value, str) or "$" not in value:
+        raise FormatError("not a $ amount")
+    negative = value.strip().startswith("-")
+    amount = convert_amount(value.replace("-", "", 1) if negative else value, rate)
+    return ("-" if negative else "") + format_yen(amount, suffix)
+
+
+def money_text_source(value: str) -> str:
+    """`101,480円` -> `$101480.00`: the yen amount written as the tool code parses a `$` amount
+    (`_parse_balance` strips `$` and `,`)."""
+    match = YEN.match(value) if isinstance(value, str) else None
+    if not match:
+        raise FormatError("not a yen amount (12,300円)")
+    return f"{match[1]}${Decimal(match[2].replace(',', '')):.2f}"
+
+
+def money_decimal_ja(value: str, rate: Decimal) -> str:
+    """`15000.00` -> `1500000` (a balance the db writes as a decimal string)."""
+    if not isinstance(value, str):
+        raise FormatError("not a decimal string")
+    return str(convert_amount(value, rate))
+
+
+def whole(value, rate: Decimal) -> int:
+    try:
+        return convert_amount(value, rate)
+    except MoneyError as exc:
+        raise FormatError(str(exc)) from None
+
+
+def is_amount(value) -> bool:
+    try:
+        to_decimal(value)
+    except MoneyError:
+        return False
+    return True
