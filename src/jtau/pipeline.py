@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jtau import jsonpath
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
@@ -136,12 +137,16 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("swap")
 
     try:
-        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary)
+        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
+                                banking=rules.text_lexicon == "banking")
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
     text = TextFields(recognizer, Renderer(loc, glossary, rules.city_as_address))
     for index, task in enumerate(tasks):
         text.add_task(task, index, rules, problems)
+    for pattern, kind in rules.db_text.items():
+        for path, container, key in list(jsonpath.find(db, pattern)):
+            text.add(container, key, kind, rules.files.db_label, path, problems)
     policies = dict(source.policies)
     for name in policies:
         text.add(policies, name, POLICY_KIND, name, (), problems)

@@ -170,6 +170,9 @@ class Banking(Strict):
     emails: dict[str, str] = Field(default_factory=dict)
     merchants: dict[str, str] = Field(default_factory=dict)
     descriptions: dict[str, str] = Field(default_factory=dict)       # bank transaction descriptions
+    # single words text uses for the entities above: a name part ("Sofia" for "Sofia Martinez"),
+    # a state code or city of an address ("PA", "Austin")
+    text_words: dict[str, str] = Field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from importlib import resources
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -100,6 +101,10 @@ class DomainRules(BaseModel):
     city_as_address: bool = False     # a city in text is written as the db's address city (大阪市北区)
     formats: dict[str, list[Format]] = Field(default_factory=dict)  # formatted-text kinds
     documents: dict[str, str] = Field(default_factory=dict)  # document field -> text kind (files.documents)
+    db_text: dict[str, str] = Field(default_factory=dict)    # db path -> text kind (texts the agent reads in the db)
+    # which entities free text names: the shared maps (people, places, addresses), or
+    # banking_knowledge's whole values (entity_maps/banking.yaml) with the places
+    text_lexicon: Literal["shared", "banking"] = "shared"
     sentinels: list[str] = Field(default_factory=list)  # values kept as they are whatever their path's kind
     digest: str = ""
 

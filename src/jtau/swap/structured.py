@@ -135,8 +135,9 @@ def localize_task_structure(task: dict, index: int, rules: DomainRules, loc: Loc
         localize_nested(action, rules, loc, file, problems, (index,) + path + ("arguments",))
     for pattern in rules.tasks.db_rows:
         for path, container, key in list(jsonpath.find(task, pattern)):
-            if isinstance(container[key], dict):
-                apply_rules(container[key], row_rules(rules), loc, file, problems, prefix=(index,) + path)
+            if isinstance(container[key], dict):  # rows as {table: {key: row}} or, like db.json, {table: {data: ...}}
+                for table_rules in (row_rules(rules), rules.db):
+                    apply_rules(container[key], table_rules, loc, file, problems, prefix=(index,) + path)
     criteria = task.get("evaluation_criteria") or {}
     default = rules.tasks.communicate_info
     for i, item in enumerate(criteria.get("communicate_info") or []):

@@ -51,11 +51,19 @@ def trie_regex(words: list[str]) -> str:
     return build(trie)
 
 
+# banking_knowledge's dates in text, as its data writes them (MM/DD/YYYY)
+BANK_DATE_PATTERN = ("BANK_DATE", r"\b\d{2}/\d{2}/\d{4}\b")
+
+
 class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
-                 known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY):
-        self.lexicon = self._lexicon(maps, glossary)
+                 known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY,
+                 banking: bool = False):
         self.known = known or {}
+        if banking:
+            self._banking(maps, frozen or {}, glossary)
+            return
+        self.lexicon = self._lexicon(maps, glossary)
         parts = [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS]
         self.frozen_kinds = []
         for kind, token in (frozen or {}).items():
@@ -70,6 +78,34 @@ class Recognizer:
         self.airport_with_city = {f"{code} ({airport.city})": code for code, airport in maps.places.airports.items()}
         parts.append(rf"(?P<AIRPORT_WITH_CITY>\b(?:{trie_regex(sorted(self.airport_with_city))}))")
         parts.append(rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(self.lexicon))}(?![\w]))")
+        self.regex = re.compile("|".join(parts))
+
+    def _banking(self, maps: EntityMaps, frozen: dict[str, FrozenToken], glossary: Glossary) -> None:
+        """banking_knowledge's text names its entities whole (entity_maps/banking.yaml: a person's
+        full name, a one-line address, a merchant) and its products (the catalog's
+        banking_products); first, so that an address is one entity, not a street and a city.
+        Then the shared patterns and frozen tokens, then the places, time zones and glossary."""
+        banking = maps.banking
+        whole = {}
+        for table, kind in ((banking.people, "BANK_PERSON"), (banking.addresses, "BANK_ADDRESS"),
+                            (banking.phones, "BANK_PHONE"), (banking.merchants, "MERCHANT"),
+                            (banking.text_words, "BANK_WORD"),
+                            (maps.catalog.banking_products, "BANK_PRODUCT")):
+            for surface in table:
+                whole.setdefault(surface, (kind, (surface,)))
+        shared = self._lexicon(maps, glossary)
+        self.lexicon = {**{s: e for s, e in shared.items() if e[0] in ("CITY", "PREFECTURE", "REGION", "COUNTRY",
+                                                                       "TIMEZONE", "TERM")}, **whole}
+        parts = [rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(whole))}(?![\w]))"] if whole else []
+        parts += [f"(?P<{kind}>{pattern})" for kind, pattern in [*PATTERNS, BANK_DATE_PATTERN]]
+        self.frozen_kinds = []
+        for kind, token in frozen.items():
+            parts.append(rf"(?P<{kind}>(?<!\w)(?:{token.pattern})(?!\w))")
+            self.frozen_kinds.append(kind)
+        rest = sorted(s for s in self.lexicon if s not in whole)
+        if rest:
+            parts.append(rf"(?P<PLACE>(?<![\w]){trie_regex(rest)}(?![\w]))")
+        self.airport_with_city = {}
         self.regex = re.compile("|".join(parts))
 
     @staticmethod
@@ -121,7 +157,7 @@ class Recognizer:
         def replace(match: re.Match) -> str:
             kind = match.lastgroup
             surface = match.group()
-            if kind == "LEXICON":
+            if kind in ("LEXICON", "PLACE"):
                 kind, value = self.lexicon[surface]
             elif kind == "AIRPORT_WITH_CITY":
                 kind, value = "AIRPORT", (self.airport_with_city[surface],)

@@ -14,6 +14,9 @@ from jtau.text.recognize import MONTHS
 ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 MONTH_DAY = re.compile(r"^(\w+)\s+(\d{1,2})")
 MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+# banking_knowledge's text entities -> the kind that converts them (swap/localizer.py)
+BANK_KINDS = {"BANK_PERSON": "bank_person", "BANK_ADDRESS": "bank_address", "BANK_PHONE": "bank_phone",
+              "MERCHANT": "merchant", "BANK_PRODUCT": "bank_product", "BANK_DATE": "date_mdy"}
 
 
 class Renderer:
@@ -35,7 +38,7 @@ class Renderer:
         if kind == "USER_ID":
             return self.loc.convert("user_id", value[0])
         if kind == "EMAIL":
-            return self.loc.convert("email", value[0])
+            return self.loc.convert("bank_email" if value[0] in self.maps.banking.emails else "email", value[0])
         if kind == "AIRPORT":
             airport = places.airports[value[0]]
             return f"{airport.name}（{airport.code}）"
@@ -68,6 +71,10 @@ class Renderer:
                               self.maps.locale.currency.suffix)
         if kind == "DATE":
             return self.date(entity.surface)
+        if kind == "BANK_WORD":
+            return self.maps.banking.text_words[value[0]]
+        if kind in BANK_KINDS:
+            return self.loc.convert(BANK_KINDS[kind], value[0])
         return entity.surface  # frozen tokens: ids, flight numbers
 
     @staticmethod

@@ -3,10 +3,15 @@ the arithmetic identities of the source still hold after conversion."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from jtau import jsonpath
 from jtau.swap.money import MoneyError, evaluate, to_decimal
+
+
+WHOLE_YEN = re.compile(r"^-?\d{1,3}(?:,\d{3})*円$|^-?\d+$")
+YEN_SUFFIX = "円"
 
 
 def check_amounts(src, out, patterns: list[str], rate: Decimal, file: str,
@@ -18,8 +23,12 @@ def check_amounts(src, out, patterns: list[str], rate: Decimal, file: str,
     for pattern in patterns:
         pairs = zip(jsonpath.find(src, pattern), jsonpath.find(out, pattern), strict=False)
         for (_, s_parent, s_key), (o_path, o_parent, o_key) in pairs:
-            checked += 1
             source_value, value = s_parent[s_key], o_parent[o_key]
+            if source_value is None and value is None:  # an optional amount not set
+                continue
+            checked += 1
+            if isinstance(value, str) and WHOLE_YEN.match(value):  # banking's "101,480円", "1500000"
+                value = int(value.rstrip(YEN_SUFFIX).replace(",", ""))
             if isinstance(value, bool) or not isinstance(value, int):
                 errors.append(f"{file}: {jsonpath.format_path(prefix + o_path)}: amount {value!r} is not an integer")
             elif Decimal(value) != to_decimal(source_value) * rate:

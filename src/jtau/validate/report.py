@@ -25,8 +25,12 @@ class Report:
             self.stats[name] = stat
 
 
-def _patterns(table: dict[str, str], kind: str) -> list[str]:
-    return [pattern for pattern, k in table.items() if k == kind]
+# the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
+MONEY_KINDS = ("money", "money_dollars", "money_decimal")
+
+
+def _patterns(table: dict[str, str], *kinds: str) -> list[str]:
+    return [pattern for pattern, k in table.items() if k in kinds]
 
 
 def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps,
@@ -46,10 +50,10 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         report.errors.append(f"{files.tasks}: task ids differ from the source")
         return report
 
-    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, "money"), rate, files.db_label)
+    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, *MONEY_KINDS), rate, files.db_label)
     report.add("db amounts = rate x source", errors, checked)
     task_money = 0
-    money_tools = {tool: (_patterns(table, "money"), _patterns(table, "money_expression"))
+    money_tools = {tool: (_patterns(table, *MONEY_KINDS), _patterns(table, "money_expression"))
                    for tool, table in rules.tools.items()}
     action_pairs = list(zip(integrity.actions(source.tasks, rules), integrity.actions(out.tasks, rules)))
     for (path, s_action, _), (_, o_action, _) in action_pairs:
