@@ -24,6 +24,15 @@ class RuntimeDomain:
         module = importlib.import_module(f"jtau.runtime.{self.source}")
         return getattr(module, self.name.replace("-", "_"))(folder, maps, rules)
 
+    def env_options(self, task) -> dict:
+        """What both sides' environments take for `task` in `jtau verify` (banking_knowledge:
+        the golden read allowlist, the plain toolkit)."""
+        if self.source != "banking_knowledge":
+            return {}
+        from jtau.runtime.banking_knowledge import source_options
+
+        return source_options(task)
+
     def source_environment(self):
         from jtau.runtime.compat import source_environment
 
@@ -46,10 +55,10 @@ class RuntimeDomain:
             {part: kind(model, db[part]) for part, model in models.items()}
         return Databases(parts)
 
-    @staticmethod
-    def dump(env) -> dict:
-        """The final state of an environment as the rules see the db."""
-        if getattr(env, "user_tools", None) is not None and getattr(env.user_tools, "db", None) is not None:
+    def dump(self, env) -> dict:
+        """The final state of an environment as the rules see the db (telecom: the agent's and
+        the phone's; banking_knowledge's user tools share the agent's)."""
+        if "user_db" in self.db_models:
             return {"db": env.tools.db.model_dump(), "user_db": env.user_tools.db.model_dump()}
         return env.tools.db.model_dump()
 
@@ -60,4 +69,7 @@ RUNTIME = {
     "telecom": RuntimeDomain("telecom", "telecom_ja", {
         "db": "tau2.domains.telecom.data_model:TelecomDB",
         "user_db": "tau2.domains.telecom.user_data_model:TelecomUserDB"}),
+    # tau2-bench 1.0.1 only; its tools change records they find by iterating (no shared records)
+    "banking_knowledge": RuntimeDomain("banking_knowledge", "banking_knowledge_ja", {
+        "": "tau2.domains.banking_knowledge.data_model:TransactionalDB"}),
 }

