@@ -38,14 +38,14 @@ def contexts(text: TextFields, locale: str) -> dict[str, dict]:
     template of the domain: where it occurs (`refs`: those with a line), and each placeholder's
     (source text, Japanese rendering) at its first occurrence."""
     out: dict[str, dict] = {}
-    for field_ in text.fields:
-        for index, piece in enumerate(field_.pieces):
+    for text_field in text.fields:
+        for index, piece in enumerate(text_field.pieces):
             if not isinstance(piece, Template):
                 continue
-            info = out.setdefault(piece.key(locale, field_.kind),
+            info = out.setdefault(piece.key(locale, text_field.kind),
                                   {"where": [], "refs": [], "placeholders": {}, "order": len(out)})
-            info["where"].append(field_.location(index))
-            if field_.line:
+            info["where"].append(text_field.location(index))
+            if text_field.line:
                 info["refs"].append(info["where"][-1])
             for name, entity in piece.entities:
                 if name not in info["placeholders"]:
@@ -140,7 +140,7 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
 
 
 def read_translations(path: Path, fmt: str | None = None) -> list[Unit]:
-    """Every unit of the file that has a target, with its line."""
+    """Every unit of the file that has a target (or cannot be read), with its line."""
     fmt = format_of(path, fmt)
     if fmt != "jsonl":
         return [unit for unit in read_units(path, fmt) if unit.target.strip() or unit.problem]
