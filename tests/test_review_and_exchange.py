@@ -63,9 +63,11 @@ def test_export_then_import_fills_an_empty_memory(project, tmp_path):
     ]) + "\n")
     result = jtau("tm", "import", "airline", str(answers), "--tm", str(tm), root=project)
     assert result.returncode == 1
-    assert "1 translations recorded" in result.stdout and "552 segments still missing" in result.stdout
+    said = " ".join(result.stdout.split())
+    assert "airline: 1 changed, 0 status only (now draft), 0 unchanged, 2 refused" in said
+    assert "552 segments still missing" in said
     assert f"answers.jsonl:2: {items[1]['key']}" in result.stderr and "not Japanese" in result.stderr
-    assert "answers.jsonl:3: nope: no such segment" in result.stderr
+    assert "answers.jsonl:3: nope: no segment of this domain has this key" in result.stderr
     stored = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
     assert stored == [{"key": known["key"], "kind": "user", "status": "draft", "source": "You are {PERSON_1}.",
                        "target": "あなたは{PERSON_1}です。", "engine": "manual"}]

@@ -27,7 +27,7 @@ from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
 from jtau.text.fields import TextFields
-from jtau.text.graph import labels, with_labels
+from jtau.text.graph import label_lines, labels, with_labels
 from jtau.translate.client import Endpoint, MTClient, Settings
 from jtau.translate.engine import Stats, Translator
 from jtau.translate.tm import TranslationMemory
@@ -149,15 +149,15 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
             text.add(container, key, kind, rules.files.db_label, path, problems)
     policies = dict(source.policies)
     for name in policies:
-        text.add(policies, name, POLICY_KIND, name, (), problems)
+        text.add(policies, name, POLICY_KIND, name, (), problems, line=1)
     documents = source.fresh_documents()
     for name, document in documents.items():
         for key, kind in rules.documents.items():
             text.add(document, key, kind, name, (key,), problems)
     graph_labels = {name: labels(graph) for name, graph in source.graphs.items()}
     for name, texts in graph_labels.items():
-        for index in range(len(texts)):
-            text.add(texts, index, POLICY_KIND, name, (index,), problems)
+        for index, line in enumerate(label_lines(source.graphs[name])):
+            text.add(texts, index, POLICY_KIND, name, (index,), problems, line=line)
     raise_problems(problems)
     lap("templates")
 

@@ -19,6 +19,8 @@ from jtau.cli.common import (
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
 
+PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
+
 tm_app = typer.Typer(help="Exchange segments with translators outside the tool.", no_args_is_help=True)
 app.add_typer(tm_app, name="tm")
 
@@ -47,11 +49,27 @@ def tm_export(
         ensure_writable(out, folder=False)
         result = plan(domain, source, tm)
         jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale)
-        count = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
-                       result.maps.locale.locale, out, status, format, domain)
-        out_console.print(f"{domain}: {count} segments ({status}) written to {out}")
+        done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
+                      result.maps.locale.locale, out, status, format, domain)
+        if not done.written:
+            err_console.print(nothing_to_export(domain, status, done), highlight=False, soft_wrap=True)
+            raise typer.Exit(1)
+        left_out = (f"; {done.left_out} without a translation left out (TMX holds translations only)"
+                    if done.left_out else "")
+        out_console.print(f"{domain}: {done.written} segments ({status}) written to {out}{left_out}",
+                          highlight=False, soft_wrap=True)
     except JtauError as exc:
         fail(exc)
+
+
+def nothing_to_export(domain: str, status: str, done) -> str:
+    """The one line that says why nothing was written, and which --status would give something."""
+    if done.left_out:
+        return (f"{domain}: TMX holds translations only, and the {done.left_out} {status} segments have none; "
+                "nothing written: export them as .po or .xlf")
+    counts = ", ".join(f"{count} {name}" for name, count in sorted(done.statuses.items()))
+    options = [f"--status {name}" for name in sorted(done.statuses) if name != status] + ["--status all"]
+    return f"{domain}: no {status} segments (the domain has {counts}); nothing written: use {' or '.join(options)}"
 
 
 @tm_app.command("import")
@@ -75,22 +93,29 @@ def tm_import(
         if not file.is_file():
             raise InputError(f"{file}: file not found")
         result = plan(domain, source, tm)
-        jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale)
-        missing = {job.key for job in result.translator.pending}
-        count, problems = import_file(file, jobs, result.tm, result.glossary.allow_latin,
-                                      frozenset(result.rules.enum_literals), engine, status, dry_run, force)
+        locale = result.maps.locale.locale
+        jobs = all_jobs(result.text, result.glossary, locale)
+        missing = frozenset(job.key for job in result.translator.pending)
+        report = import_file(file, jobs, result.tm, result.glossary.allow_latin,
+                             frozenset(result.rules.enum_literals), engine, status, dry_run, force,
+                             pending=missing, text=result.text, locale=locale)
+        counts = (f"{domain}: {report.changed} changed, {report.status_only} status only (now {status}), "
+                  f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:
-            out_console.print(f"{domain}: {count} valid translations, {len(problems)} problems (nothing written)")
+            out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
         else:
             from jtau.write import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
-            still = len(missing - set(result.tm.entries))
-            out_console.print(f"{domain}: {count} translations recorded in {result.tm.path}; "
-                              f"{still} segments still missing")
-        for line in problems[:60]:
+            still = len(missing - report.recorded)
+            out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
+                              highlight=False, soft_wrap=True)
+        for line in report.problems[:PROBLEMS_SHOWN]:
             err_console.print(f"  {line}", highlight=False, soft_wrap=True)
-        if problems:
+        if report.refused > PROBLEMS_SHOWN:
+            err_console.print(f"  ... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)",
+                              highlight=False, soft_wrap=True)
+        if report.problems:
             raise typer.Exit(1)
     except JtauError as exc:
         fail(exc)

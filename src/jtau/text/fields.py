@@ -31,6 +31,18 @@ class Field:
     path: tuple
     kind: str
     pieces: list  # str (kept verbatim) or Template (translated)
+    line: int = 0  # line of the text's start in its file (policies, diagram labels); 0: a JSON value
+    task: str = ""  # the id of the task that holds it
+
+    def location(self, index: int) -> str:
+        """Where piece `index` occurs, as a person finds it: `policy.md:42`,
+        `tasks.json task 7 user_scenario.instructions.reason_for_call`."""
+        if self.line:
+            breaks = sum(piece.count("\n") for piece in self.pieces[:index] if isinstance(piece, str))
+            return f"{self.file}:{self.line + breaks}"
+        if self.task:
+            return f"{self.file} task {self.task} {jsonpath.format_path(self.path[1:])}"
+        return f"{self.file} {jsonpath.format_path(self.path)}"
 
 
 class TextFields:
@@ -41,7 +53,8 @@ class TextFields:
 
     # --- pass 1 ------------------------------------------------------------------------------
 
-    def add(self, container, key, kind: str, file: str, path: tuple, problems: list[Problem]) -> None:
+    def add(self, container, key, kind: str, file: str, path: tuple, problems: list[Problem],
+            line: int = 0, task: str = "") -> None:
         text = container[key]
         if not isinstance(text, str) or not text:
             return
@@ -52,20 +65,20 @@ class TextFields:
         if pieces is None:  # the same text recurs (telecom: 2,285 tasks from 15 scenarios)
             pieces = self._pieces[text] = [self.recognizer.templatize(p.text) if p.translate else p.text
                                            for p in segment(text)]
-        self.fields.append(Field(container, key, file, path, kind, list(pieces)))
+        self.fields.append(Field(container, key, file, path, kind, list(pieces), line, task))
 
     def add_task(self, task: dict, index: int, rules: DomainRules, problems: list[Problem]) -> None:
-        file = rules.files.tasks
+        file, task_id = rules.files.tasks, str(task.get("id", index))
         for pattern, kind in rules.tasks.text.items():
             for path, container, key in list(jsonpath.find(task, pattern)):
-                self.add(container, key, kind, file, (index,) + path, problems)
+                self.add(container, key, kind, file, (index,) + path, problems, task=task_id)
         for path, action, tool_rules in tool_calls(task, rules):
             for pattern, kind in tool_rules.items():
                 if kind != TEXT:
                     continue
                 for arg_path, container, key in list(jsonpath.find(action["arguments"], pattern)):
                     self.add(container, key, rules.tasks.tool_text_kind, file,
-                             (index,) + path + ("arguments",) + arg_path, problems)
+                             (index,) + path + ("arguments",) + arg_path, problems, task=task_id)
 
     def segments(self) -> list[tuple[Template, str]]:
         return [(p, f.kind) for f in self.fields for p in f.pieces if isinstance(p, Template)]

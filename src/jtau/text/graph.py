@@ -14,6 +14,11 @@ def labels(graph: str) -> list[str]:
     return [match[1].replace("\\n", " ").replace('\\"', '"') for match in LABEL.finditer(graph)]
 
 
+def label_lines(graph: str) -> list[int]:
+    """The line (1-based) of each label of a graph, in order."""
+    return [graph.count("\n", 0, match.start()) + 1 for match in LABEL.finditer(graph)]
+
+
 def with_labels(graph: str, texts: list[str]) -> str:
     """The graph with its labels replaced, in order, by `texts`."""
     replacements = iter(texts)
