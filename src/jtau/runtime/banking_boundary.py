@@ -1,19 +1,16 @@
 """banking_knowledge's locale boundary: tau2's banking tool code (4,760 lines) runs unchanged on
-J-tau data by seeing it in the form it parses, and what it returns is put back in J-tau's form.
+J-tau data by seeing it in the source's form, and what it does comes back in J-tau's form.
 
-Around every tool call (runtime/banking_knowledge.py):
-1. **in**: the call's arguments (and a discoverable call's JSON-string arguments) in the form the
-   tool code parses: J-tau's `1992/03/15` -> `03/15/1992`, a product name -> its English name
-   (the code keys fees and rules by product name), `... JST` -> `... EST`; yen amounts stay
-   numbers (the db holds yen, so the code computes in yen);
-2. **db view**: the same for the db's values (`101,480円` -> `$101480.00`, which `_parse_balance`
-   reads as 101480), in place;
-3. **out**: the db back in J-tau's form, new records included, and the tool's text: `$` amounts as
-   yen (`$84,215.00` -> `84,215円`), MM/DD/YYYY dates, EST times, English product names.
-
-Every conversion is the one the pipeline localizes the data with (swap/banking.py, the maps),
-read in both directions, so a db that went through a call is what localizing the source db
-after the same call gives (`jtau verify banking_knowledge` proves it task by task).
+Around every tool call (runtime/banking_knowledge.py) the call's arguments (a discoverable
+call's JSON-string arguments too) and the db's values are turned into the form tau2's code
+parses and computes with, in place: dates MM/DD/YYYY, the clock EST, products by their English
+names (the code keys its fee tables by them), and money in dollars (`84,215円` -> `$842.15`,
+100000 -> 1000), so every constant the code holds (a $25 early-closure fee, a $500 threshold, a
+point a dollar) applies as it does in English.  After the call the db and the tool's text come
+back through the very conversions that localize the source (swap/banking.py, the maps): what the
+call wrote reads as the localization of what the same call writes on the source, which is what
+`jtau verify banking_knowledge` checks task by task.  Names, addresses, emails, phones and
+merchants are only compared by the code, never parsed: they stay Japanese throughout.
 """
 
 from __future__ import annotations
@@ -29,16 +26,16 @@ from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.structured import nested_call
 
-# the kinds whose J-tau form differs from the form tau2's code parses (others: names, addresses,
-# emails, phones, merchants are only compared, never parsed, and stay Japanese)
+# the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
+# also the descriptions and merchants the code writes, "DEBIT CARD ORDER FEE - ...")
 TO_SOURCE = {
-    "date_mdy": banking.date_source,
-    "clock_est": banking.clock_source,
+    "date_mdy": lambda value, rate: banking.date_source(value),
+    "clock_est": lambda value, rate: banking.clock_source(value),
     "money_dollars": banking.money_text_source,
+    "money_decimal": banking.money_decimal_source,
+    "money": banking.money_source,
 }
-# kinds converted back after a call (the code writes them in its own form): its dates, times,
-# "$" amounts, decimal balances, and the descriptions it composes ("DEBIT CARD ORDER FEE - ...")
-BACK = {"date_mdy", "clock_est", "money_dollars", "money_decimal", "bank_description"}
+BACK = {*TO_SOURCE, "bank_description", "merchant"}
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
 MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
@@ -47,8 +44,7 @@ EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b"
 class Boundary:
     def __init__(self, maps: EntityMaps, rules: DomainRules):
         self.rules, self.loc = rules, Localizer.for_rules(maps, rules)
-        self.yen = Localizer.for_rules(maps, rules)  # J-tau's forms from values already in yen
-        self.yen.rate = Decimal(1)
+        self.rate = maps.locale.currency.rate
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
         self.suffix = maps.locale.currency.suffix
         self.products_en = {ja: en for en, ja in maps.catalog.banking_products.items()}
@@ -62,29 +58,28 @@ class Boundary:
     # --- one value -------------------------------------------------------------------------
 
     def value_to_source(self, kind: str, value):
-        if not isinstance(value, str):
-            return value
         if kind == "bank_product":
-            return self.products_en.get(value, value)
+            return self.products_en.get(value, value) if isinstance(value, str) else value
         convert = TO_SOURCE.get(kind)
         try:
-            return convert(value) if convert else value
+            return convert(value, self.rate) if convert and value is not None else value
         except banking.FormatError:
             return value  # not in J-tau's form (the agent wrote it otherwise): as given
 
     def value_to_ja(self, kind: str, value):
-        """A db value after a call in J-tau's form: the pipeline's conversion, at a rate of 1
-        (the code computed in yen), so a value the call wrote and one it left come out alike."""
+        """A value after a call in J-tau's form: the conversion that localizes the source."""
         if kind == "cardholder" and isinstance(value, str):  # the code writes the name upper-cased
             return self.cardholders.get(value, value)
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             return value
         if kind == "bank_product":
             return self.products_ja.get(value, value)
+        if kind == "money" and isinstance(value, float):
+            value = round(value, 2)  # float arithmetic leaves 55.56000000000001: amounts have cents
         try:
-            return self.yen.convert(kind, value) if kind in BACK else value
+            return self.loc.convert(kind, value) if kind in BACK else value
         except Unmapped:
-            return value  # already in J-tau's form (a value the call did not write)
+            return value  # not in the source's form (a value the call did not touch)
 
     # --- arguments ---------------------------------------------------------------------------
 
@@ -135,8 +130,8 @@ class Boundary:
         return text
 
     def _yen(self, number: str) -> str:
-        """`84,215.00` (a yen amount the tool code wrote as dollars) -> `84,215円`."""
-        amount = float(number.replace(",", ""))
-        whole = round(amount)
-        return f"{whole:,}{self.suffix}" if abs(amount - whole) < 1e-6 else f"{amount:,.2f}{self.suffix}"
+        """`842.15` (dollars in the tool's text) -> `84,215円`."""
+        amount = Decimal(number.replace(",", "")) * self.rate
+        whole = amount.to_integral_value()
+        return f"{int(whole):,}{self.suffix}" if amount == whole else f"{amount:,.2f}{self.suffix}"
 

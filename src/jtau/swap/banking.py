@@ -76,13 +76,31 @@ def money_text_ja(value, rate: Decimal, suffix: str):
     return ("-" if negative else "") + format_yen(amount, suffix)
 
 
-def money_text_source(value: str) -> str:
-    """`101,480円` -> `$101480.00`: the yen amount written as the tool code parses a `$` amount
-    (`_parse_balance` strips `$` and `,`)."""
+def money_text_source(value: str, rate: Decimal) -> str:
+    """`101,480円` -> `$1,014.80`: back in dollars, as the tool code writes and parses them (a
+    number, as the code writes some of these fields, in dollars as a number)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return money_source(value, rate)
     match = YEN.match(value) if isinstance(value, str) else None
     if not match:
         raise FormatError("not a yen amount (12,300円)")
-    return f"{match[1]}${Decimal(match[2].replace(',', '')):.2f}"
+    return f"{match[1]}${Decimal(match[2].replace(',', '')) / rate:,.2f}"
+
+
+def money_decimal_source(value: str, rate: Decimal) -> str:
+    """`1500000` -> `15000.00` (a balance as a decimal string, in dollars)."""
+    try:
+        return f"{Decimal(value) / rate:.2f}"
+    except (ArithmeticError, TypeError):
+        raise FormatError("not a decimal string") from None
+
+
+def money_source(value, rate: Decimal):
+    """A yen amount as the dollars the tool code computes with (an int stays an int when exact)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise FormatError("not an amount")
+    dollars = Decimal(repr(value)) / rate
+    return int(dollars) if isinstance(value, int) and dollars == dollars.to_integral_value() else float(dollars)
 
 
 def money_decimal_ja(value: str, rate: Decimal) -> str:
