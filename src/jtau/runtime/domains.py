@@ -24,6 +24,15 @@ class RuntimeDomain:
         module = importlib.import_module(f"jtau.runtime.{self.source}")
         return getattr(module, self.name.replace("-", "_"))(folder, maps, rules)
 
+    def runs_here(self) -> bool:
+        """Whether the installed tau2 has this domain (banking_knowledge: tau2-bench 1.0.1 only)."""
+        import importlib.util
+
+        try:
+            return importlib.util.find_spec(f"tau2.domains.{self.source}") is not None
+        except ImportError:
+            return False
+
     def env_options(self, task) -> dict:
         """What both sides' environments take for `task` in `jtau verify` (banking_knowledge:
         the golden read allowlist, the plain toolkit)."""

