@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,6 +151,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     policies = dict(source.policies)
     for name in policies:
         text.add(policies, name, POLICY_KIND, name, (), problems, line=1)
+    check_cited_tools(source, rules)
     documents = source.fresh_documents()
     for name, document in documents.items():
         for key, kind in rules.documents.items():
@@ -200,6 +202,23 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))
+
+
+CITED_TOOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_\d{4}\b")  # numbered tool names: open_bank_account_4821
+
+
+def check_cited_tools(source, rules) -> None:
+    """Every numbered tool a document cites is one of the toolkit's (or one the rules list as
+    cited but absent upstream): else the documents and the toolkit disagree (exit 2)."""
+    if not rules.toolkit:
+        return
+    known = {*rules.toolkit, *rules.absent_tools}
+    unknown = [f"{name}: {key}: {tool!r}" for name, document in source.documents.items()
+               for key in rules.documents for tool in CITED_TOOL.findall(document.get(key) or "")
+               if tool not in known]
+    if unknown:
+        raise InputError(f"{len(unknown)} tool names the documents cite are not in the toolkit "
+                         f"(rules/{rules.name}.yaml toolkit, absent_tools)", unknown)
 
 
 def source_digests(source, repairs) -> dict[str, str]:

@@ -106,6 +106,8 @@ class DomainRules(BaseModel):
     # banking_knowledge's whole values (entity_maps/banking.yaml) with the places
     text_lexicon: Literal["shared", "banking"] = "shared"
     sentinels: list[str] = Field(default_factory=list)  # values kept as they are whatever their path's kind
+    toolkit: list[str] = Field(default_factory=list)       # tool names the documents may cite
+    absent_tools: list[str] = Field(default_factory=list)  # cited by the source, not in the toolkit
     digest: str = ""
 
 
