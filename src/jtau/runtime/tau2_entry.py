@@ -38,7 +38,7 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
     root = root or project_root()
     maps = load_maps(maps_dir(root))
     return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()
-            if d.runs_here() and (default_out(root, source) / "db.json").is_file()}
+            if d.runs_here() and (default_out(root, source) / "manifest.json").is_file()}
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:
