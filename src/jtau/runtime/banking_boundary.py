@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import json
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from jtau import jsonpath
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
+from jtau.runtime.messages import table
 from jtau.swap.structured import nested_call
 
 # the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
@@ -36,14 +37,25 @@ TO_SOURCE = {
     "money": banking.money_source,
 }
 BACK = {*TO_SOURCE, "bank_description", "merchant"}
+MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
 MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
 
 
+def banking_messages():
+    """The Japanese of what banking_knowledge's tools write (`banking_knowledge_messages.ja.yaml`)."""
+    from importlib import resources
+
+    if not (resources.files("jtau.runtime") / "banking_knowledge_messages.ja.yaml").is_file():
+        return None
+    return table("banking_knowledge_messages")
+
+
 class Boundary:
     def __init__(self, maps: EntityMaps, rules: DomainRules):
         self.rules, self.loc = rules, Localizer.for_rules(maps, rules)
+        self.messages = banking_messages()
         self.rate = maps.locale.currency.rate
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
         self.suffix = maps.locale.currency.suffix
@@ -119,15 +131,37 @@ class Boundary:
     # --- text --------------------------------------------------------------------------------
 
     def text_to_ja(self, text: str) -> str:
-        """What a tool returned, in J-tau's form: yen, YYYY/MM/DD, JST, Japanese product names."""
+        """What a tool returned, in J-tau's form: its message in Japanese (the messages table,
+        whole or piece by piece), then yen, YYYY/MM/DD, JST and Japanese product names."""
         if not isinstance(text, str):
             return text
+        if self.messages is not None:
+            text = self.translate(text)
         text = DOLLARS.sub(lambda m: f"{m[1]}{self._yen(m[2])}", text)
         text = MDY_IN_TEXT.sub(lambda m: f"{m[3]}/{m[1]}/{m[2]}", text)
         text = EST_IN_TEXT.sub(lambda m: f"{m[1]} JST", text)
         if self.product_in_text is not None:
             text = self.product_in_text.sub(lambda m: self.products_ja[m[1]], text)
         return text
+
+    def translate(self, text: str) -> str:
+        """The message table's Japanese of `text`; a text the code assembled from pieces
+        ("\n".join(parts)) by its pieces, the longest run of lines that is one message first."""
+        whole = self.messages.translate(text, amount=self._yen)
+        if whole is not None or "\n" not in text:
+            return text if whole is None else whole
+        lines, out, start = text.split("\n"), [], 0
+        while start < len(lines):
+            for end in range(min(len(lines), start + MAX_PIECE_LINES), start, -1):
+                piece = self.messages.translate("\n".join(lines[start:end]), amount=self._yen)
+                if piece is not None:
+                    out.append(piece)
+                    start = end
+                    break
+            else:
+                out.append(lines[start])
+                start += 1
+        return "\n".join(out)
 
     def _yen(self, number: str) -> str:
         """`842.15` (dollars in the tool's text) -> `84,215円`."""

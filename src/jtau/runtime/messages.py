@@ -1,0 +1,58 @@
+"""Tables of tau2's English messages and their Japanese (`*.ja.yaml` beside this module).
+
+A table is `prefix`, `messages` (English with `{field}` where tau2 writes a value -> Japanese
+with each field once) and, optionally, `field_values` (the English a field may hold, such as a
+title-cased enum, -> Japanese).  The most literal message wins ("Customer with ID {id} not
+found" before "{item} not found").  A field that follows `$` in the English is an amount, which
+the caller renders (banking_knowledge: as yen); other fields keep their text, through
+`field_values` where it names them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import resources
+
+import yaml
+
+FIELD = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True)
+class Message:
+    pattern: re.Pattern
+    japanese: str
+    amounts: frozenset[str]  # fields written after "$"
+
+
+class MessageTable:
+    def __init__(self, data: dict):
+        self.prefix: str = data.get("prefix", "")
+        self.field_values: dict[str, str] = data.get("field_values") or {}
+        self.messages = [self._compile(english, japanese) for english, japanese in
+                         sorted((data.get("messages") or {}).items(), key=lambda kv: -len(FIELD.sub("", kv[0])))]
+
+    @staticmethod
+    def _compile(english: str, japanese: str) -> Message:
+        parts = FIELD.split(english)
+        pattern = "".join(f"(?P<{part}>.+?)" if index % 2 else re.escape(part) for index, part in enumerate(parts))
+        amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$"))
+        return Message(re.compile(pattern, re.DOTALL), japanese, amounts)
+
+    def translate(self, text: str, amount: Callable[[str], str] = str) -> str | None:
+        """The Japanese of `text` by the first message it matches whole, or None; `amount`
+        renders a field written after `$`."""
+        for message in self.messages:
+            if match := message.pattern.fullmatch(text):
+                return FIELD.sub(lambda m: amount(match[m[1]]) if m[1] in message.amounts
+                                 else self.field_values.get(match[m[1]], match[m[1]]), message.japanese)
+        return None
+
+
+@functools.cache
+def table(name: str) -> MessageTable:
+    """The table `runtime/<name>.ja.yaml`."""
+    return MessageTable(yaml.safe_load((resources.files(__package__) / f"{name}.ja.yaml").read_text(encoding="utf-8")))
