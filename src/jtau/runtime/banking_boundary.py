@@ -39,6 +39,7 @@ TO_SOURCE = {
 BACK = {*TO_SOURCE, "bank_description", "merchant"}
 MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
+FIELD_IN_TEXT = re.compile(r'(?P<head>(?P<q>"?)(?P<key>[a-z_]+)(?P=q):\s*)(?P<value>"(?:[^"\\]|\\.)*"|[^\s,}\]\n]+)')
 MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
 
@@ -66,6 +67,11 @@ class Boundary:
             if names else None
         kinds = {*TO_SOURCE, *BACK, "bank_product", "cardholder"}
         self.db_paths = [(p, k) for p, k in rules.db.items() if k in kinds]
+        # a field name the tools print records with -> its kind, where every table agrees
+        by_name: dict[str, set[str]] = {}
+        for pattern, kind in self.db_paths:
+            by_name.setdefault(pattern.rsplit(".", 1)[-1], set()).add(kind)
+        self.text_fields = {name: kinds.pop() for name, kinds in by_name.items() if len(kinds) == 1}
 
     # --- one value -------------------------------------------------------------------------
 
@@ -137,6 +143,7 @@ class Boundary:
             return text
         if self.messages is not None:
             text = self.translate(text)
+        text = FIELD_IN_TEXT.sub(self._field_in_text, text)
         text = DOLLARS.sub(lambda m: f"{m[1]}{self._yen(m[2])}", text)
         text = MDY_IN_TEXT.sub(lambda m: f"{m[3]}/{m[1]}/{m[2]}", text)
         text = EST_IN_TEXT.sub(lambda m: f"{m[1]} JST", text)
@@ -144,16 +151,21 @@ class Boundary:
             text = self.product_in_text.sub(lambda m: self.products_ja[m[1]], text)
         return text
 
-    def translate(self, text: str) -> str:
+    def translate(self, text: str, depth: int = 0) -> str:
         """The message table's Japanese of `text`; a text the code assembled from pieces
-        ("\n".join(parts)) by its pieces, the longest run of lines that is one message first."""
-        whole = self.messages.translate(text, amount=self._yen)
+        ("\n".join(parts)) by its pieces, the longest run of lines that is one message first; a
+        field that holds a message (a nested tool's result) translated the same way."""
+        def field(value: str) -> str:
+            known = self.messages.field_values.get(value)
+            return known if known is not None else self.translate(value, depth + 1) if depth < 3 else value
+
+        whole = self.messages.translate(text, amount=self._yen, field=field)
         if whole is not None or "\n" not in text:
             return text if whole is None else whole
         lines, out, start = text.split("\n"), [], 0
         while start < len(lines):
             for end in range(min(len(lines), start + MAX_PIECE_LINES), start, -1):
-                piece = self.messages.translate("\n".join(lines[start:end]), amount=self._yen)
+                piece = self.messages.translate("\n".join(lines[start:end]), amount=self._yen, field=field)
                 if piece is not None:
                     out.append(piece)
                     start = end
@@ -162,6 +174,26 @@ class Boundary:
                 out.append(lines[start])
                 start += 1
         return "\n".join(out)
+
+    def _field_in_text(self, match: re.Match) -> str:
+        """`current_holdings: 127450.00` or `"amount": -50.0` in a record the tool printed: the
+        value as the db holds it in J-tau (the field's kind, from the rules)."""
+        kind = self.text_fields.get(match["key"])
+        if kind is None:
+            return match[0]
+        raw = match["value"]
+        quoted = raw.startswith('"') and raw.endswith('"') and len(raw) > 1
+        value = raw[1:-1] if quoted else raw
+        if kind == "money" and not quoted:
+            try:
+                value = float(value)
+            except ValueError:
+                return match[0]
+        converted = self.value_to_ja(kind, value)
+        if converted == value:
+            return match[0]
+        shown = json.dumps(converted, ensure_ascii=False) if quoted else str(converted)
+        return f"{match['head']}{shown}"
 
     def _yen(self, number: str) -> str:
         """`842.15` (dollars in the tool's text) -> `84,215円`."""

@@ -10,6 +10,7 @@ tau2's banking tools, retrieval variants and policy builder, on J-tau's folder
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -28,7 +29,7 @@ from tau2.domains.banking_knowledge.tools import KnowledgeUserTools
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
-from jtau.runtime.overlay import JaEnvironment
+from jtau.runtime.overlay import JaEnvironment, descriptions, overlay_class
 
 DOMAIN = "banking_knowledge_ja"
 COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
@@ -66,6 +67,15 @@ class BankingEnvironment(JaEnvironment):
         return response
 
 
+@functools.cache
+def japanese_tools(base: type) -> type:
+    """A toolkit class of tau2's banking_knowledge (composed per retrieval configuration) with
+    every tool's description in Japanese (`banking_knowledge_tools.ja.yaml`; what a discoverable
+    tool's unlocking tells the agent is parsed from the same docstrings)."""
+    texts = descriptions("banking_knowledge")
+    return overlay_class(base, f"JTau{base.__name__}", {}, texts)
+
+
 class BankingJa:
     """The J-tau banking domain for tau2's registry and for `jtau verify`."""
 
@@ -91,8 +101,11 @@ class BankingJa:
             read_log_allowlist = golden_reads(task)
         variant = resolve_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, **(retrieval_kwargs or {}))
         tools = build_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
+        tools.__class__ = japanese_tools(type(tools))  # the same toolkit, described in Japanese
+        user_tools = KnowledgeUserTools(db)
+        user_tools.__class__ = japanese_tools(KnowledgeUserTools)
         env = BankingEnvironment(domain_name=DOMAIN, policy=self.policy(variant, task), tools=tools,
-                                 user_tools=KnowledgeUserTools(db))
+                                 user_tools=user_tools)
         env.boundary = self.boundary
         return env
 

@@ -38,17 +38,26 @@ class MessageTable:
     @staticmethod
     def _compile(english: str, japanese: str) -> Message:
         parts = FIELD.split(english)
-        pattern = "".join(f"(?P<{part}>.+?)" if index % 2 else re.escape(part) for index, part in enumerate(parts))
+
+        def capture(index: int) -> str:
+            # a field runs over lines only where a line break or the end follows it (a nested
+            # result, a list of records); elsewhere it is a value on its line
+            after = parts[index + 1]
+            return f"(?P<{parts[index]}>.+?)" if after == "" or after.startswith("\n") else f"(?P<{parts[index]}>[^\n]+?)"
+
+        pattern = "".join(capture(index) if index % 2 else re.escape(part) for index, part in enumerate(parts))
         amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$"))
         return Message(re.compile(pattern, re.DOTALL), japanese, amounts)
 
-    def translate(self, text: str, amount: Callable[[str], str] = str) -> str | None:
+    def translate(self, text: str, amount: Callable[[str], str] = str,
+                  field: Callable[[str], str] | None = None) -> str | None:
         """The Japanese of `text` by the first message it matches whole, or None; `amount`
-        renders a field written after `$`."""
+        renders a field written after `$`, `field` any other (default: `field_values`)."""
+        field = field or (lambda value: self.field_values.get(value, value))
         for message in self.messages:
             if match := message.pattern.fullmatch(text):
-                return FIELD.sub(lambda m: amount(match[m[1]]) if m[1] in message.amounts
-                                 else self.field_values.get(match[m[1]], match[m[1]]), message.japanese)
+                return FIELD.sub(lambda m: amount(match[m[1]]) if m[1] in message.amounts else field(match[m[1]]),
+                                 message.japanese)
         return None
 
 

@@ -55,7 +55,7 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
     docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
     (for argument models with Japanese field descriptions)."""
     attrs = {}
-    for tool_name in base(None)._func_tools:
+    for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
         if tool_name in overrides:
             tool = overrides[tool_name]
