@@ -246,8 +246,8 @@ class FunctionReader:
         candidates = []
         if isinstance(base, ast.Name):
             candidates = [key_of(v) for v in self.assigned.get(base.id, []) if key_of(v) is not None]
-        if not candidates and any(name == "title" for name, _ in methods):
-            candidates = self._enum_literals()
+        if any(name == "title" for name, _ in methods):
+            candidates += self._enum_literals()
         for text in candidates:
             for name, args in methods:
                 text = getattr(text, name)(*args)
