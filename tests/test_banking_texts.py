@@ -224,3 +224,34 @@ def test_the_banking_glossary_merges_with_the_shared_one_and_keeps_its_terms_apa
                      "savings account": "貯蓄預金口座"}
     products = set(banking_products().values())
     assert not {t.ja for t in own.terms.values()} & products
+
+
+def test_the_tool_texts_use_the_glossary_renderings_the_pipeline_would_demand():
+    """Every glossary term in an English docstring or message has its rendering in the Japanese
+    (the check jtau applies to translated segments), so tools, tasks and documents share words."""
+    import docstring_parser
+    from tau2.domains.banking_knowledge.tools import parse_discoverable_tool_docstring
+
+    glossary = load_glossary(ROOT / "glossaries" / "ja.yaml").merged(load_glossary(ROOT / "glossaries" / "ja.banking_knowledge.yaml"))
+    fixed = {surface: glossary.terms[term].ja for surface, term in glossary.surfaces("enforce").items()}
+    pairs = []
+    texts = load("banking_knowledge_tools.ja.yaml")["tools"]
+    for cls in toolkits():
+        for name, tool in tools_of(cls).items():
+            parsed, spec = parse_discoverable_tool_docstring(tool), texts[name]
+            pairs.append((parsed["description"].split("\n\nReturns:")[0], spec["summary"]))
+            pairs += [(p["description"], spec["args"][arg]) for arg, p in parsed["parameters"].items()]
+            returns = docstring_parser.parse(inspect.getdoc(tool)).returns
+            if returns:
+                pairs.append((returns.description, spec["returns"]))
+    table = load("banking_knowledge_messages.ja.yaml")
+    pairs += [pair for section in ("messages", "field_values") for pair in table[section].items()]
+    exceptions = {"Freeze Pending Investigation"}  # "pending" here is "until": 調査完了まで
+    missing = []
+    for english, japanese in pairs:
+        if english in exceptions:
+            continue
+        wanted = dict(glossary.hints_in(english))
+        wanted |= {s: ja for s, ja in fixed.items() if re.search(rf"(?<![\w-]){re.escape(s)}(?![\w-])", english)}
+        missing += [(english[:60], term, ja) for term, ja in wanted.items() if ja not in japanese]
+    assert len(pairs) > 700 and not missing, missing
