@@ -46,10 +46,6 @@ EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b"
 
 def banking_messages():
     """The Japanese of what banking_knowledge's tools write (`banking_knowledge_messages.ja.yaml`)."""
-    from importlib import resources
-
-    if not (resources.files("jtau.runtime") / "banking_knowledge_messages.ja.yaml").is_file():
-        return None
     return table("banking_knowledge_messages")
 
 
@@ -141,8 +137,7 @@ class Boundary:
         whole or piece by piece), then yen, YYYY/MM/DD, JST and Japanese product names."""
         if not isinstance(text, str):
             return text
-        if self.messages is not None:
-            text = self.translate(text)
+        text = self.translate(text)
         text = FIELD_IN_TEXT.sub(self._field_in_text, text)
         text = DOLLARS.sub(lambda m: f"{m[1]}{self._yen(m[2])}", text)
         text = MDY_IN_TEXT.sub(lambda m: f"{m[3]}/{m[1]}/{m[2]}", text)

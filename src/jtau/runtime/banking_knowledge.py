@@ -73,7 +73,7 @@ def japanese_tools(base: type) -> type:
     every tool's description in Japanese (`banking_knowledge_tools.ja.yaml`; what a discoverable
     tool's unlocking tells the agent is parsed from the same docstrings)."""
     texts = descriptions("banking_knowledge")
-    return overlay_class(base, f"JTau{base.__name__}", {}, texts)
+    return overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True)
 
 
 class BankingJa:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import re
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -24,11 +25,24 @@ from jtau.runtime.compat import adapt_task
 from jtau.runtime.tool_errors import japanese_error
 
 
-def docstring(spec: dict) -> str:
-    """A Google-style docstring (what tau2 parses into the tool schema) from the YAML entry."""
+ARG_TYPE = re.compile(r"^\s*(\w+)\s*\(([^)]+)\)\s*:", re.MULTILINE)
+
+
+def arg_types(original: str | None) -> dict[str, str]:
+    """`name -> "bool, optional"` from an English docstring's `name (bool, optional): ...` lines."""
+    args = re.split(r"\n\s*Args:\s*\n", original or "", maxsplit=1)
+    return {m[1]: m[2] for m in ARG_TYPE.finditer(re.split(r"\n\s*Returns:\s*\n", args[-1])[0])} if len(args) > 1 else {}
+
+
+def docstring(spec: dict, types: dict[str, str] | None = None) -> str:
+    """A Google-style docstring (what tau2 parses into the tool schema) from the YAML entry;
+    `types` keeps the English docstring's `(type, optional)` (banking's discoverable tools are
+    described to the agent from them)."""
+    types = types or {}
     parts = [spec["summary"]]
     if spec.get("args"):
-        parts.append("Args:\n" + "\n".join(f"    {name}: {text}" for name, text in spec["args"].items()))
+        parts.append("Args:\n" + "\n".join(
+            f"    {name}{f' ({types[name]})' if name in types else ''}: {text}" for name, text in spec["args"].items()))
     if spec.get("returns"):
         parts.append(f"Returns:\n    {spec['returns']}")
     if spec.get("raises"):
@@ -50,10 +64,12 @@ def whole_yen_calculate(self, expression):
     return str(int(value.to_integral_value()))
 
 
-def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None) -> type:
+def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None,
+                  keep_types: bool = False) -> type:
     """`base` (a tau2 toolkit) with `overrides` (tool name -> function) and the Japanese
     docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
-    (for argument models with Japanese field descriptions)."""
+    (for argument models with Japanese field descriptions); `keep_types` writes each argument's
+    English `(type)` into the Japanese docstring."""
     attrs = {}
     for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
@@ -64,7 +80,8 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
                 return __original(self, *args, **kwargs)
         functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
         tool.__signature__ = signature(original) if signature else inspect.signature(original)
-        tool.__doc__ = docstring(texts["tools"][tool_name]) if tool_name in texts["tools"] else original.__doc__
+        types = arg_types(original.__doc__) if keep_types else None
+        tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else original.__doc__
         setattr(tool, TOOL_ATTR, True)
         setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
         attrs[tool_name] = tool
