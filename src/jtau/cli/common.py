@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from jtau import __version__
+from jtau import DOMAINS, __version__
 from jtau.errors import InputError, JtauError
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
@@ -24,20 +24,21 @@ app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark t
 out_console = Console(markup=False)
 err_console = Console(stderr=True, markup=False)
 
-DomainArg = Annotated[str, typer.Argument(help="Domain to process (airline), or 'all'.")]
+KNOWN = ", ".join(DOMAINS)
+DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
+OneDomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
     "--source", help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
 OutOpt = Annotated[Optional[Path], typer.Option(
     "--out", help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
 
 
-def domains(domain: str) -> list[str]:
-    from jtau import rules
-
-    if domain == "all":
-        return rules.available()
-    if domain not in rules.available():
-        raise InputError(f"unknown domain {domain!r}; known: {', '.join(rules.available())}, all")
+def domains(domain: str, allow_all: bool = True) -> list[str]:
+    """The domains a DOMAIN argument names: one of jtau.DOMAINS, or (where allowed) all."""
+    if allow_all and domain == "all":
+        return list(DOMAINS)
+    if domain not in DOMAINS:
+        raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
     return [domain]
 
 

@@ -217,7 +217,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
 
 @app.command()
 def review(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail).")],
+    domain: DomainArg,
     out: Annotated[Optional[Path], typer.Option(
         "--out", help="Folder for the review page. Default: data/review.")] = None,
     source: SourceOpt = None,
@@ -227,30 +227,39 @@ def review(
 ) -> None:
     """Write side-by-side review material: English and Japanese per task and policy section."""
     from jtau.project import project_root
-    from jtau.review import review_json, review_page
-    from jtau.write import atomic_write, ensure_writable
+    from jtau.write import ensure_writable
 
     try:
-        domains(domain)
+        names = domains(domain)
         root = project_root()
         folder = out or root / "data" / "review"
         ensure_writable(folder)
-        result = plan(domain, source, tm)
-        if changed_since:
-            from jtau.changes import files_at_revision, text_changes
-            from jtau.review import changes_page
-
-            changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
-                                                              changed_since))
-            page = folder / f"{domain}.changes.html"
-            atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
-            for change in changes[:20]:
-                out_console.print(f"{change.where}: {change.old!r} -> {change.new!r}")
-            out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
-            return
-        page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
-        atomic_write(page, review_page(result).encode("utf-8"))
-        atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
-        out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")
+        for name in names:
+            _review_one(name, root, folder, source, tm, changed_since)
     except JtauError as exc:
         fail(exc)
+
+
+def _review_one(domain: str, root: Path, folder: Path, source: Path | None, tm: Path | None,
+                changed_since: str | None) -> None:
+    """One domain's review page (or, with a revision, its page of changes)."""
+    from jtau.review import review_json, review_page
+    from jtau.write import atomic_write
+
+    result = plan(domain, source, tm)
+    if changed_since:
+        from jtau.changes import files_at_revision, text_changes
+        from jtau.review import changes_page
+
+        changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
+                                                          changed_since))
+        page = folder / f"{domain}.changes.html"
+        atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
+        for change in changes[:20]:
+            out_console.print(f"{change.where}: {change.old!r} -> {change.new!r}")
+        out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
+        return
+    page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
+    atomic_write(page, review_page(result).encode("utf-8"))
+    atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
+    out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.cli.common import (
+    DomainArg,
     OutOpt,
     SourceOpt,
     app,
@@ -28,7 +29,7 @@ LIST_ALL = 121  # verify's table lists every task up to this many rows (airline,
 
 @app.command()
 def verify(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom) or all.")],
+    domain: DomainArg,
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option(
