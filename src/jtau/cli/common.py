@@ -42,6 +42,14 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
     return [domain]
 
 
+def several(names: list[str], source: Path | None) -> None:
+    """Before work over several domains: the source holds them all (not one domain's folder)."""
+    if len(names) > 1:
+        from jtau.source import check_sources
+
+        check_sources(names, source)
+
+
 def say_error(message: str, details: list[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped."""

@@ -23,6 +23,7 @@ from jtau.cli.common import (
     out_console,
     out_dir,
     progress_bar,
+    several,
 )
 from jtau.errors import JtauError
 
@@ -92,6 +93,7 @@ def localize(
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = domains(domain)
+        several(names, source)
         from jtau.write import ensure_writable
 
         if not (check or dry_run):  # an output that cannot be written fails now, not after the work
@@ -188,7 +190,9 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
     try:
         root = project_root()
         failed = 0
-        for name in domains(domain):
+        names = domains(domain)
+        several(names, source)
+        for name in names:
             domain_rules = load_rules(name)
             src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
@@ -231,6 +235,7 @@ def review(
 
     try:
         names = domains(domain)
+        several(names, source)
         root = project_root()
         folder = out or root / "data" / "review"
         ensure_writable(folder)

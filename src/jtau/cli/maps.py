@@ -13,6 +13,7 @@ from jtau.cli.common import (
     domains,
     fail,
     out_console,
+    several,
 )
 from jtau.errors import JtauError
 
@@ -52,7 +53,9 @@ def maps_propose(
 
     try:
         root = project_root()
-        for name in domains(domain):
+        names = domains(domain)
+        several(names, source)
+        for name in names:
             domain_rules = load_rules(name)
             src = load_domain(domain_rules, source)
             maps = load_maps(maps_dir(root))

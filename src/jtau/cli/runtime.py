@@ -21,6 +21,7 @@ from jtau.cli.common import (
     out_dir,
     progress_bar,
     say_error,
+    several,
 )
 from jtau.errors import InputError, JtauError
 
@@ -46,6 +47,7 @@ def verify(
 
     try:
         names = domains(domain)
+        several(names, source)
         if tasks and len(names) > 1:
             raise InputError("--task names tasks of one domain; give the domain, not all")
         try:

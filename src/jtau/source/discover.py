@@ -35,8 +35,8 @@ def installed_domains_dir() -> Path | None:
     return None
 
 
-def find_domain_dir(domain: str, required: list[str], source: Path | None = None) -> Path:
-    """The folder holding `domain`'s files; `required` are the file names it must have."""
+def source_root(source: Path | None = None) -> tuple[Path, str]:
+    """The source folder and where it came from (`--source`, JTAU_SOURCE, the installed package)."""
     if source is not None:
         origin, root = "--source", Path(source)
     elif os.environ.get(ENV_VAR):
@@ -48,6 +48,12 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
             raise InputError(f"no tau2 source data found: {HOW_TO_GET}")
     if not root.is_dir():
         raise InputError(f"{root} ({origin}): not a folder")
+    return root, origin
+
+
+def find_domain_dir(domain: str, required: list[str], source: Path | None = None) -> Path:
+    """The folder holding `domain`'s files; `required` are the file names it must have."""
+    root, origin = source_root(source)
     for candidate in (root / domain, root):
         if all((candidate / name).is_file() for name in required):
             return candidate
