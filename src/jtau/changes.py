@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
+from jtau.listing import clip, first
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,6 @@ def report_markdown(result, changes: list[Change], changed_files: list[str]) -> 
              f"- text fields whose Japanese changed: {len(changes)}",
              f"- files changed: {', '.join(changed_files) if changed_files else 'none'}",
              f"- validation errors: {len(result.report.errors)}, QA flags: {len(result.report.warnings)}"]
-    for change in changes[:20]:
-        lines.append(f"  - `{change.where}`: {change.new[:120]}")
-    if len(changes) > 20:
-        lines.append(f"  - ... and {len(changes) - 20} more (`jtau review {result.rules.name} --changed-since REV`)")
+    shown = [f"`{change.where}`: {clip(change.new, 120)}" for change in changes]
+    lines += [f"  - {line}" for line in first(shown, 20, f"`jtau review {result.rules.name} --changed-since REV`")]
     return "\n".join(lines) + "\n"

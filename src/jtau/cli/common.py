@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from jtau import DOMAINS, __version__
@@ -21,8 +22,20 @@ app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark t
 
 # No markup in what jtau prints: file names, task ids ("[mobile_data_issue]...") and values are
 # user data and print literally; styled words are rich Text objects.
-out_console = Console(markup=False)
-err_console = Console(stderr=True, markup=False)
+UNLIMITED = 100_000  # columns of a pipe or a log: whole values, never wrapped or cut
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console at the terminal's width; in a pipe or a log without a width limit (rich would
+    take 80 columns and wrap paths mid-line or cut table cells)."""
+    console = Console(stderr=stderr, markup=False)
+    if not console.is_terminal:
+        console.width = UNLIMITED
+    return console
+
+
+out_console = _console()
+err_console = _console(stderr=True)
 
 KNOWN = ", ".join(DOMAINS)
 DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
@@ -109,6 +122,27 @@ class LineProgress:
         done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
         err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s)"), soft_wrap=True,
                           highlight=False)
+
+
+def whole(renderable) -> None:
+    """Print tables whose cells must not be cut (numbers) at their own width: on a terminal
+    narrower than that the terminal wraps the lines; rich would cut every cell to "…"."""
+    natural = out_console.measure(renderable, options=out_console.options.update_width(UNLIMITED)).maximum
+    width = out_console.width
+    out_console.width = max(width, natural)
+    try:
+        out_console.print(renderable, soft_wrap=True)
+    finally:
+        out_console.width = width
+
+
+def facts(title: str) -> Table:
+    """A table of named facts (localize, validate): on a narrow terminal long values fold onto
+    the next line, never cut."""
+    table = Table(title=title, show_header=False, box=None)
+    table.add_column(overflow="fold")
+    table.add_column(overflow="fold")
+    return table
 
 
 def progress_bar():

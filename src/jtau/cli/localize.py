@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from jtau.cli.common import (
@@ -19,6 +18,7 @@ from jtau.cli.common import (
     app,
     domains,
     err_console,
+    facts,
     fail,
     out_console,
     out_dir,
@@ -26,6 +26,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import JtauError
+from jtau.listing import first
 
 
 def plan(domain: str, source: Path | None, tm: Path | None):
@@ -152,7 +153,7 @@ def _stat(value) -> str:
 
 
 def _summary(result, target: Path, changed: list[str], check: bool) -> None:
-    table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
+    table = facts(f"jtau localize {result.rules.name}")
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
     t = result.translation
@@ -165,7 +166,7 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     unused = len(result.tm.unused())
     if unused:
         table.add_row("memory", Text(f"{unused} entries whose source no longer occurs (marked stale)", "yellow"))
-    for warning in t.warnings[:10]:
+    for warning in first(t.warnings, 10):
         table.add_row("warning", warning)
     for name, value in result.report.stats.items():
         table.add_row(name, _stat(value))
@@ -199,19 +200,17 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             written = LocalizedDomain.read(out_dir(out, root, name), domain_rules)
             glossary = domain_glossary(domain_rules, maps, root)
             report = validate_domain(src, written, maps, domain_rules, glossary)
-            table = Table(title=f"jtau validate {name}", show_header=False, box=None)
+            table = facts(f"jtau validate {name}")
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
             table.add_row("errors", str(len(report.errors)))
             out_console.print(table)
-            for line in report.errors[:40]:
+            for line in first(report.errors, 40, f"jtau review {name} lists all"):
                 err_console.print(f"  {line}", highlight=False, soft_wrap=True)
             if report.warnings:
                 out_console.print(f"QA warnings ({len(report.warnings)}):")
-                for line in report.warnings[:40]:
+                for line in first(report.warnings, 40, f"jtau review {name} lists all"):
                     out_console.print(f"  {line}", highlight=False, soft_wrap=True)
-                if len(report.warnings) > 40:
-                    out_console.print(f"  ... and {len(report.warnings) - 40} more (jtau review {name} lists all)")
             failed += bool(report.errors)
         if failed:
             raise typer.Exit(1)
@@ -260,8 +259,8 @@ def _review_one(domain: str, root: Path, folder: Path, source: Path | None, tm: 
                                                           changed_since))
         page = folder / f"{domain}.changes.html"
         atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
-        for change in changes[:20]:
-            out_console.print(f"{change.where}: {change.old!r} -> {change.new!r}")
+        for line in first((f"{c.where}: {c.old!r} -> {c.new!r}" for c in changes), 20, f"all in {page}"):
+            out_console.print(line, highlight=False, soft_wrap=True)
         out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
         return
     page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"

@@ -24,6 +24,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import InputError, JtauError
+from jtau.listing import first
 
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
 
@@ -102,13 +103,13 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
                                         f": the {len(listed)} tasks with problems (--json lists all)")
     table = Table(title=title)
     for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for c in listed:
         reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
         outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
         table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
                       "equal" if c.db_equal else Text("differs", "red"), reward,
-                      "\n".join(c.problems[:4]) or Text("ok", "green"))
+                      "\n".join(first(c.problems, 4, "--json lists all")) or Text("ok", "green"))
     if listed:
         out_console.print(table)
     commuting = sum(c.ok for c in checks if c.task != INITIAL)

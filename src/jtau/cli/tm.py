@@ -19,6 +19,7 @@ from jtau.cli.common import (
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
+from jtau.listing import first
 
 tm_app = typer.Typer(help="Exchange segments with translators outside the tool.", no_args_is_help=True)
 app.add_typer(tm_app, name="tm")
@@ -89,7 +90,7 @@ def tm_import(
             still = len(missing - set(result.tm.entries))
             out_console.print(f"{domain}: {count} translations recorded in {result.tm.path}; "
                               f"{still} segments still missing")
-        for line in problems[:60]:
+        for line in first(problems, 60):
             err_console.print(f"  {line}", highlight=False, soft_wrap=True)
         if problems:
             raise typer.Exit(1)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jtau.errors import InputError
+from jtau.listing import clip
 
 SUFFIXES = {".po": "po", ".xlf": "xliff", ".xliff": "xliff", ".tmx": "tmx", ".jsonl": "jsonl"}
 
@@ -87,6 +88,6 @@ def read_units(path: Path, fmt: str) -> list[Unit]:
             continue
         key = unit.getid().rsplit("\x04", 1)[-1] if fmt == "xliff" else unit.getcontext()
         if not key:
-            raise InputError(f"{path}: a unit without the memory key ({unit.source[:60]!r}); export it from jtau")
+            raise InputError(f"{path}: a unit without the memory key ({clip(unit.source, 60)!r}); export it from jtau")
         units.append(Unit(key=key, source=str(unit.source), target=str(unit.target or "")))
     return units

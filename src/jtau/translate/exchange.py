@@ -17,6 +17,7 @@ from pathlib import Path
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
+from jtau.listing import clip, first
 from jtau.text.fields import TextFields
 from jtau.text.template import Template
 from jtau.translate import check
@@ -64,7 +65,7 @@ def note(job: Job, info: dict, status: str, previous: Entry | None = None) -> st
                      "keep it if it names the terms below")
     lines += [f"placeholder {name}: {legend}" for name, legend in info["placeholders"].items()]
     lines += [f"glossary: {term} -> {ja}" for term, ja in job.hints.items()]
-    lines += [f"where: {where}" for where in info["where"][:5]]
+    lines += [f"where: {where}" for where in first(info["where"], 5)]
     return "\n".join(lines)
 
 
@@ -87,7 +88,7 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
     fmt = format_of(path, fmt)
     if fmt == "jsonl":
         data = "".join(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
-                                   "placeholders": info[job.key]["placeholders"], "where": info[job.key]["where"][:5],
+                                   "placeholders": info[job.key]["placeholders"], "where": first(info[job.key]["where"], 5),
                                    **({"target": entry.target, "status": state} if entry else {}),
                                    **({"previous": {"target": previous.target, "hints": previous.hints}}
                                       if previous else {})},
@@ -133,7 +134,7 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
             continue
         found = check.problems(job.source, target, job.hints, allow, literals)
         if found:
-            problems.append(f"{where}: {key} {job.source[:60]!r}: {'; '.join(found)}")
+            problems.append(f"{where}: {key} {clip(job.source, 60)!r}: {'; '.join(found)}")
             continue
         old = tm.entries.get(key)
         if old is not None and old.status == "reviewed" and old.target != target.strip() and not force:

@@ -1,0 +1,72 @@
+"""What jtau prints, as a user reads it in a pipe, a log and a terminal: whole values, and
+whatever is shortened says how much is left out (issue 24)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+from conftest import ROOT, in_terminal, jtau
+
+
+def test_a_pipe_gets_whole_values_on_one_line_whatever_COLUMNS_says(tmp_path):
+    out = tmp_path / ("a folder whose name is long enough to pass eighty columns on its own" + "-x" * 20)
+    result = jtau("localize", "airline", "--offline", "--out", str(out), env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert re.search(rf"^ output +{re.escape(str(out / 'airline'))}\s*$", result.stdout, re.M), result.stdout
+    assert "…" not in result.stdout
+    distinct = next(line for line in result.stdout.splitlines() if line.startswith(" distinct values"))
+    assert distinct.rstrip().endswith("user_id 500, zip 453")  # one line, not wrapped at 80
+
+
+def test_a_narrow_terminal_folds_long_values_instead_of_cutting_them(tmp_path, domains_dir):
+    code, shown = in_terminal("localize", "airline", "--check", columns=60)
+    assert code == 0, shown
+    assert "…" not in shown
+    assert str(domains_dir / "airline").replace(" ", "") in re.sub(r"\s", "", shown)
+
+
+def test_retention_wide_prints_every_number_in_a_pipe_and_on_a_narrow_terminal(tmp_path):
+    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+                             capture_output=True, text=True)
+    assert example.returncode == 0, example.stderr
+    args = ("retention", "analyze", str(tmp_path / "golden_perturbed.jsonl"), "--wide", "--permutations", "100",
+            "--bootstrap", "100")
+    piped = jtau(*args, env={"COLUMNS": "80"})
+    code, shown = in_terminal(*args, columns=60)
+    for output in (piped.stdout, shown):
+        assert "…" not in output and "ret matched [95% CI]" in output
+        assert re.search(r"│ golden │ airline +│ 0 │ en→ja │ full +│ 43 │", output), output
+
+
+def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tmp_path):
+    """An enforced glossary term renamed: every field holding it changed; the first 20 are
+    listed, the line after says how many more the page holds."""
+    (project / "data").mkdir()
+    shutil.copytree(ROOT / "data" / "tm", project / "data" / "tm")
+    assert jtau("localize", "airline", "--offline", root=project).returncode == 0
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "before"], cwd=project, check=True)
+    glossary = project / "glossaries" / "ja.yaml"
+    glossary.write_text(glossary.read_text().replace("economy:            {ja: エコノミー,",
+                                                     "economy:            {ja: 普通席,"))
+    assert jtau("localize", "airline", "--offline", root=project).returncode == 0
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path), root=project)
+    assert review.returncode == 0, review.stderr
+    lines = review.stdout.splitlines()
+    total = int(re.fullmatch(r"airline: (\d+) text fields changed since HEAD; page .*", lines[-1])[1])
+    assert total > 20 and len(lines) == 22
+    assert lines[-2] == f"... and {total - 20} more (all in {tmp_path / 'airline.changes.html'})"
+
+
+def test_shortened_lists_and_texts_say_how_much_is_left_out():
+    from jtau.listing import clip, first, joined
+
+    assert first(range(3), 5) == ["0", "1", "2"]
+    assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
+    assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
+    assert joined("abcdefg", 3) == "a, b, c and 4 more"
