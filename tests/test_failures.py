@@ -4,6 +4,7 @@ traceback, nothing half-written (issue 12)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
     process = subprocess.Popen([sys.executable, "-m", "jtau", "verify", "telecom"], cwd=ROOT,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = process.stderr.readline()  # loading, then a progress line every 5 s, although piped
-    assert first.startswith("telecom: task "), first
+    # done/total (the total is known once replaying starts) and the rate
+    assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s, \d+\.\d/s\)\n", first), first
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130

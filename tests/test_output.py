@@ -70,3 +70,11 @@ def test_shortened_lists_and_texts_say_how_much_is_left_out():
     assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
     assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
     assert joined("abcdefg", 3) == "a, b, c and 4 more"
+
+
+def test_verify_on_a_terminal_shows_done_of_the_known_total_and_the_rate():
+    code, shown = in_terminal("verify", "airline", "--no-rewards", columns=120)
+    assert code == 0, shown
+    frames = re.findall(r"airline: task \S+ \S* *(\d+)/(\S+)(?: +(\d+\.\d/s))?", shown)
+    assert frames and all(total == "50" for _, total, _ in frames), frames  # never 568/?
+    assert any(rate for _, _, rate in frames)

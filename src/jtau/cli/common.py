@@ -100,12 +100,14 @@ class LineProgress:
         return None
 
     def add_task(self, description: str, total=None, **_) -> int:
-        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0}
+        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0, "since": None}
         return len(self.tasks) - 1
 
     def update(self, task: int, advance: int = 0, description: str | None = None, total=None,
                completed: int | None = None, **_) -> None:
         state = self.tasks[task]
+        if state["since"] is None and (advance or completed is not None or total is not None):
+            state["since"] = time.monotonic()  # the work is counted from here (not the loading before it)
         state["completed"] = completed if completed is not None else state["completed"] + advance
         state["description"] = description or state["description"]
         state["total"] = total if total is not None else state["total"]
@@ -120,8 +122,9 @@ class LineProgress:
             return
         self.last = now
         done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
-        err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s)"), soft_wrap=True,
-                          highlight=False)
+        rate = state["completed"] / (now - state["since"]) if state["since"] is not None and now > state["since"] else 0
+        err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s, {rate:.1f}/s)"),
+                          soft_wrap=True, highlight=False)
 
 
 def whole(renderable) -> None:
@@ -149,10 +152,18 @@ def progress_bar():
     """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
     if not err_console.is_terminal:
         return LineProgress()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn)
+
+    class RateColumn(ProgressColumn):
+        """Items a second, from rich's own estimate."""
+
+        def render(self, task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:.1f}/s" if speed else "")
 
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err_console, transient=True)
+                    RateColumn(), TimeElapsedColumn(), console=err_console, transient=True)
 
 
 @app.callback(invoke_without_command=True)

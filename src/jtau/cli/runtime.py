@@ -85,14 +85,14 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
 
     replayed = 0
 
-    def advance(check) -> None:
+    def advance(check, total: int) -> None:
         nonlocal replayed
         replayed += 1
-        bar.update(task, advance=1, description=f"{domain}: task {check.task}")
+        bar.update(task, advance=1, total=total, description=f"{domain}: task {check.task}")
 
     try:
         with progress_bar() as bar:
-            task = bar.add_task(f"{domain}: replaying", total=None)
+            task = bar.add_task(f"{domain}: loading source and J-tau data", total=None)
             checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
                                          set(tasks) if tasks else None, advance, jobs)
     except KeyboardInterrupt:
