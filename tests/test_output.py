@@ -78,3 +78,32 @@ def test_verify_on_a_terminal_shows_done_of_the_known_total_and_the_rate():
     frames = re.findall(r"airline: task \S+ \S* *(\d+)/(\S+)(?: +(\d+\.\d/s))?", shown)
     assert frames and all(total == "50" for _, total, _ in frames), frames  # never 568/?
     assert any(rate for _, _, rate in frames)
+
+
+def test_localize_reports_as_news_only_the_entries_this_run_marks_stale(tmp_path):
+    """Retail's memory keeps one stale entry: every run used to report it as news."""
+    import json
+
+    committed = [json.loads(line) for line in (ROOT / "data" / "tm" / "retail.jsonl").read_text().splitlines()]
+    kept = sum(entry["status"] == "stale" for entry in committed)
+    assert kept >= 1
+    check = jtau("localize", "retail", "--check")
+    assert check.returncode == 0, check.stderr
+    assert re.search(rf"^ memory +{len(committed)} entries, {kept} stale \(kept", check.stdout, re.M)
+    assert "newly stale" not in check.stdout
+
+    tm = tmp_path / "tm"
+    shutil.copytree(ROOT / "data" / "tm", tm)
+    gone = {"key": "0000000000000000", "kind": "user", "status": "draft", "source": "Gone.", "target": "消えた。",
+            "engine": "manual"}
+    with (tm / "retail.jsonl").open("a") as memory:
+        memory.write(json.dumps(gone, ensure_ascii=False) + "\n")
+    for run, newly in ((1, 1), (2, 0)):
+        report = tmp_path / f"report{run}.md"
+        result = jtau("localize", "retail", "--offline", "--tm", str(tm), "--out", str(tmp_path / "out"),
+                      "--report", str(report))
+        assert result.returncode == 0, result.stderr
+        assert (f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
+                f"stale entries kept: {kept + 1}") in report.read_text()
+        assert re.search(rf"^ memory +{len(committed) + 1} entries, {kept + 1} stale", result.stdout, re.M)
+        assert bool(re.search(r"^ newly stale +1 entries whose source", result.stdout, re.M)) == (newly == 1), run

@@ -78,11 +78,12 @@ def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[st
 def report_markdown(result, changes: list[Change], changed_files: list[str]) -> str:
     """A short report of one domain's run, for people and for CI job summaries."""
     t = result.translation
-    stale = len(result.tm.unused())
+    newly, stale = len(result.tm.newly_stale()), len(result.tm.unused())
     lines = [f"### {result.rules.name}",
              f"- segments translated by the endpoint: {t.sent} ({t.requests} requests); from the memory: {t.hits}",
              f"- segments left untranslated: {t.untranslated}",
-             f"- memory entries gone stale (their source no longer occurs): {stale}",
+             f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
+             f"stale entries kept: {stale}",
              f"- text fields whose Japanese changed: {len(changes)}",
              f"- files changed: {', '.join(changed_files) if changed_files else 'none'}",
              f"- validation errors: {len(result.report.errors)}, QA flags: {len(result.report.warnings)}"]

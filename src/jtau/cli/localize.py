@@ -163,9 +163,12 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
     table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
                   + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else ""))
-    unused = len(result.tm.unused())
-    if unused:
-        table.add_row("memory", Text(f"{unused} entries whose source no longer occurs (marked stale)", "yellow"))
+    stale, newly = len(result.tm.unused()), len(result.tm.newly_stale())
+    table.add_row("memory", f"{len(result.tm.entries)} entries"
+                  + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))
+    if newly:
+        table.add_row("newly stale", Text(f"{newly} entries whose source no longer occurs (this run marks them stale)",
+                                          "yellow"))
     for warning in first(t.warnings, 10):
         table.add_row("warning", warning)
     for name, value in result.report.stats.items():
