@@ -107,3 +107,28 @@ def test_localize_reports_as_news_only_the_entries_this_run_marks_stale(tmp_path
                 f"stale entries kept: {kept + 1}") in report.read_text()
         assert re.search(rf"^ memory +{len(committed) + 1} entries, {kept + 1} stale", result.stdout, re.M)
         assert bool(re.search(r"^ newly stale +1 entries whose source", result.stdout, re.M)) == (newly == 1), run
+
+
+def test_no_passenger_count_where_no_tool_takes_passengers():
+    for domain, shown in (("airline", True), ("retail", False), ("telecom", False)):
+        result = jtau("validate", domain)
+        assert result.returncode == 0, result.stderr
+        assert bool(re.search(r"^ passengers matched +\d+", result.stdout, re.M)) == shown, domain
+
+
+def test_the_qa_warnings_localize_counts_are_listed_in_its_report_and_by_validate(tmp_path):
+    """Without memory or endpoint the text stays English: every field is a QA warning."""
+    out, report = tmp_path / "out", tmp_path / "report.md"
+    result = jtau("localize", "airline", "--tm", str(tmp_path / "tm"), "--out", str(out), "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    count = int(re.search(rf"^ QA warnings +(\d+) \(listed in {re.escape(str(report))}\)", result.stdout, re.M)[1])
+    assert count > 40
+    details = report.read_text().split(f"<details><summary>QA warnings of airline ({count})</summary>")[1]
+    listed = [line for line in details.splitlines() if line.startswith("- ")]
+    assert len(listed) == count and all(": untranslated: " in line or ": English left: " in line for line in listed)
+    validate = jtau("validate", "airline", "--out", str(out))
+    assert validate.returncode == 0, validate.stderr
+    assert f"QA warnings ({count}):" in validate.stdout
+    assert f"  ... and {count - 40} more (jtau review airline lists all)" in validate.stdout
+    assert [line.strip() for line in validate.stdout.splitlines() if line.startswith("  tasks.json")] == \
+        [line[2:] for line in listed if line.startswith("- tasks.json")][:40]

@@ -86,7 +86,10 @@ def report_markdown(result, changes: list[Change], changed_files: list[str]) -> 
              f"stale entries kept: {stale}",
              f"- text fields whose Japanese changed: {len(changes)}",
              f"- files changed: {', '.join(changed_files) if changed_files else 'none'}",
-             f"- validation errors: {len(result.report.errors)}, QA flags: {len(result.report.warnings)}"]
+             f"- validation errors: {len(result.report.errors)}, QA warnings: {len(result.report.warnings)}"]
     shown = [f"`{change.where}`: {clip(change.new, 120)}" for change in changes]
     lines += [f"  - {line}" for line in first(shown, 20, f"`jtau review {result.rules.name} --changed-since REV`")]
+    if result.report.warnings:  # all of them: the file is where localize says they are listed
+        lines += ["", f"<details><summary>QA warnings of {result.rules.name} ({len(result.report.warnings)})</summary>",
+                  "", *(f"- {warning}" for warning in result.report.warnings), "", "</details>"]
     return "\n".join(lines) + "\n"

@@ -115,7 +115,7 @@ def localize(
 
                 changes = text_changes(result, files_on_disk(target, result.outputs))
             changed = finish(result, target, check)
-            _summary(result, target, changed, check)
+            _summary(result, target, changed, check, report)
             if report:
                 reports.append(report_markdown(result, changes, changed))
             if result.translation.untranslated:
@@ -152,7 +152,7 @@ def _stat(value) -> str:
     return str(value)
 
 
-def _summary(result, target: Path, changed: list[str], check: bool) -> None:
+def _summary(result, target: Path, changed: list[str], check: bool, report: Path | None) -> None:
     table = facts(f"jtau localize {result.rules.name}")
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
@@ -173,6 +173,9 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
         table.add_row("warning", warning)
     for name, value in result.report.stats.items():
         table.add_row(name, _stat(value))
+    flags = len(result.report.warnings)
+    table.add_row("QA warnings", f"{flags} (listed in {report})" if flags and report else
+                  f"{flags} (`--report FILE` lists them, so does `jtau validate {result.rules.name}`)" if flags else "0")
     table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
         table.add_row("check", Text("output is up to date", "green"))
@@ -206,6 +209,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             table = facts(f"jtau validate {name}")
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
+            table.add_row("QA warnings", f"{len(report.warnings)}" + (" (listed below)" if report.warnings else ""))
             table.add_row("errors", str(len(report.errors)))
             out_console.print(table)
             for line in first(report.errors, 40, f"jtau review {name} lists all"):
