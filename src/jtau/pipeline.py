@@ -64,6 +64,7 @@ class Localization:
     translator: Translator
     timings: dict[str, float] = field(default_factory=dict)
     text_fields: int = 0
+    notes: list[str] = field(default_factory=list)  # what writing could not tidy (an old folder left)
 
 
 def raise_problems(problems: list[Problem]) -> None:
@@ -250,6 +251,6 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
             else:
                 atomic_write(tm_path, old_tm)
 
-    changed = replace_folder(out, result.outputs, write_memory, restore_memory)
+    changed = replace_folder(out, result.outputs, write_memory, restore_memory, result.notes.append)
     result.tm.discard_journal()
     return ([str(tm_path)] if tm_changed else []) + changed

@@ -116,6 +116,8 @@ def localize(
                 changes = text_changes(result, files_on_disk(target, result.outputs))
             changed = finish(result, target, check)
             _summary(result, target, changed, check, report)
+            for note in result.notes:
+                err_console.print(Text(f"warning: {note}"), soft_wrap=True, highlight=False)
             if report:
                 reports.append(report_markdown(result, changes, changed))
             if result.translation.untranslated:
