@@ -132,3 +132,26 @@ def test_the_qa_warnings_localize_counts_are_listed_in_its_report_and_by_validat
     assert f"  ... and {count - 40} more (jtau review airline lists all)" in validate.stdout
     assert [line.strip() for line in validate.stdout.splitlines() if line.startswith("  tasks.json")] == \
         [line[2:] for line in listed if line.startswith("- tasks.json")][:40]
+
+
+def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_path):
+    written = jtau("localize", "airline", "--out", str(tmp_path))  # the Quick start command
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.splitlines()[-1] == ("localize airline: airline written (5 files changed); next: jtau "
+                                               "verify airline (replays every task in tau2, English and Japanese)")
+    check = jtau("localize", "all", "--check")
+    assert check.stdout.splitlines()[-1] == ("localize all --check: 3 domains (airline, retail, telecom) up to date; "
+                                             "next: jtau verify all (replays every task in tau2, English and Japanese)")
+    validate = jtau("validate", "all")
+    assert validate.returncode == 0, validate.stderr
+    assert validate.stdout.splitlines()[-1] == ("validate all: 3 domains, 0 errors, 0 QA warnings; next: jtau verify "
+                                                "all (replays every task in tau2, English and Japanese)")
+    import json
+
+    db = json.loads((tmp_path / "airline" / "db.json").read_text())
+    db["users"]["misaki_kaneko_4397"]["payment_methods"]["gift_card_7773485"]["amount"] = 100  # not rate x source
+    (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False, indent=4) + "\n")
+    broken = jtau("validate", "airline", "--out", str(tmp_path))
+    assert broken.returncode == 1
+    assert re.fullmatch(r"validate airline: \d+ errors in airline; next: jtau localize airline \(writes it again "
+                        r"from source, maps and memory\)", broken.stdout.splitlines()[-1])

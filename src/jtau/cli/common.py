@@ -63,6 +63,11 @@ def several(names: list[str], source: Path | None) -> None:
         check_sources(names, source)
 
 
+def done(result: str, next_command: str) -> None:
+    """The last line of a command: its result in one line, and the next useful command."""
+    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True, highlight=False)
+
+
 def say_error(message: str, details: list[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped."""

@@ -17,6 +17,7 @@ from jtau.cli.common import (
     TmOpt,
     app,
     domains,
+    done,
     err_console,
     facts,
     fail,
@@ -102,7 +103,7 @@ def localize(
                 ensure_writable(out_dir(out, root, name).parent)
         if report:
             ensure_writable(report, folder=False)
-        reports = []
+        reports, written, untranslated = [], 0, 0
         for name in names:
             with progress_bar() as bar:
                 result = run(name, root, source, _Progress(bar, name), options)
@@ -115,6 +116,8 @@ def localize(
 
                 changes = text_changes(result, files_on_disk(target, result.outputs))
             changed = finish(result, target, check)
+            written += len(changed)
+            untranslated += result.translation.untranslated
             _summary(result, target, changed, check, report)
             for note in result.notes:
                 err_console.print(Text(f"warning: {note}"), soft_wrap=True, highlight=False)
@@ -129,6 +132,7 @@ def localize(
             from jtau.write import atomic_write
 
             atomic_write(report, "\n".join(reports).encode("utf-8"))
+        _last_line(domain, names, check, dry_run, written, untranslated)
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:
@@ -139,6 +143,23 @@ def localize(
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+
+
+def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, written: int, untranslated: int) -> None:
+    """One line of result and the next useful command."""
+    which = names[0] if len(names) == 1 else f"{len(names)} domains ({', '.join(names)})"
+    one = names[0] if len(names) == 1 else "DOMAIN"
+    if dry_run:
+        done(f"localize {domain} --dry-run: nothing sent or written",
+             f"jtau localize {domain} with JTAU_MODEL and OPENAI_BASE_URL set, or jtau tm export {one} -o FILE "
+             "for translators")
+    elif untranslated:
+        done(f"localize {domain}: {which} written, {untranslated} segments still English",
+             f"jtau tm export {one} -o FILE (what a translator needs), then jtau tm import {one} FILE")
+    else:
+        state = "up to date" if check else f"written ({written} files changed)" if written else "written (nothing changed)"
+        done(f"localize {domain}{' --check' if check else ''}: {which} {state}",
+             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
 
 
 def _dry_run(result) -> None:
@@ -198,7 +219,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
 
     try:
         root = project_root()
-        failed = 0
+        failed, errors, warnings = [], 0, 0
         names = domains(domain)
         several(names, source)
         for name in names:
@@ -220,9 +241,15 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
                 out_console.print(f"QA warnings ({len(report.warnings)}):")
                 for line in first(report.warnings, 40, f"jtau review {name} lists all"):
                     out_console.print(f"  {line}", highlight=False, soft_wrap=True)
-            failed += bool(report.errors)
+            errors, warnings = errors + len(report.errors), warnings + len(report.warnings)
+            failed += [name] if report.errors else []
+        which = names[0] if len(names) == 1 else f"{len(names)} domains"
         if failed:
+            done(f"validate {domain}: {errors} errors in {', '.join(failed)}",
+                 f"jtau localize {failed[0]} (writes it again from source, maps and memory)")
             raise typer.Exit(1)
+        done(f"validate {domain}: {which}, 0 errors, {warnings} QA warnings",
+             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
     except JtauError as exc:
         fail(exc)
 

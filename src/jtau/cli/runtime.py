@@ -15,6 +15,7 @@ from jtau.cli.common import (
     OutOpt,
     SourceOpt,
     app,
+    done,
     domains,
     fail,
     out_console,
@@ -61,18 +62,27 @@ def verify(
             from jtau.write import ensure_writable
 
             ensure_writable(json_file, folder=False)
-        reports, failed = {}, False
+        reports, failing, replayed = {}, {}, 0
         for name in names:
             checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1)
             reports[name] = as_json(checks)
-            failed = failed or not all(c.ok for c in checks)
+            replayed += len(checks) - 1  # the initial db is no task
+            if not all(c.ok for c in checks):
+                failing[name] = sum(not c.ok for c in checks)
         if json_file:
             from jtau.write import atomic_write
 
             report = reports[domain] if domain != "all" else reports
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
-        if failed:
+        if failing:
+            done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
+                 f"jtau verify {next(iter(failing))} --json FILE (every problem of every task)")
             raise typer.Exit(1)
+        from jtau.runtime.domains import RUNTIME
+
+        done(f"verify {domain}: every task commutes ({replayed:,} task{'s' * (replayed != 1)} in {', '.join(names)})",
+             f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja --agent-llm MODEL "
+             "--user-llm MODEL (an agent on J-tau)")
     except JtauError as exc:
         fail(exc)
 
