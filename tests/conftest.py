@@ -75,6 +75,14 @@ def retail_source(domains_dir, retail):
 
 
 @pytest.fixture(scope="session")
+def verify_all(tmp_path_factory):
+    """`jtau verify all --no-rewards --json FILE` on the committed data: the run and its report."""
+    report = tmp_path_factory.mktemp("verify") / "all.json"
+    result = jtau("verify", "all", "--no-rewards", "--json", str(report))
+    return result, (json.loads(report.read_text()) if report.is_file() else None)
+
+
+@pytest.fixture(scope="session")
 def telecom(domains_dir):
     """One localization of the real telecom domain, shared by the read-only tests."""
     return localize("telecom", ROOT, domains_dir)

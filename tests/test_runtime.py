@@ -223,9 +223,8 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0
 
 
-def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(tmp_path):
-    report = tmp_path / "all.json"
-    result = jtau("verify", "all", "--no-rewards", "--json", str(report))
+def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
+    result, by_domain = verify_all
     assert result.returncode == 0, result.stdout + result.stderr
     for summary in ("airline: 50/50", "retail: 114/114", "telecom: 2285/2285"):
         assert f"{summary} tasks commute" in result.stdout
@@ -234,7 +233,6 @@ def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(tmp_path):
     assert result.stdout.splitlines()[-1] == (  # one line of result, and what to do next
         "verify all: every task commutes (2,449 tasks in airline, retail, telecom); next: jtau tau2 run --domain "
         "airline_ja --user user_simulator_ja --agent-llm MODEL --user-llm MODEL (an agent on J-tau)")
-    by_domain = json.loads(report.read_text())
     assert {d: len(checks) for d, checks in by_domain.items()} == {"airline": 51, "retail": 115, "telecom": 2286}
     refused = jtau("verify", "all", "--task", "1")
     assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr
