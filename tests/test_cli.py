@@ -142,8 +142,7 @@ def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
     assert review.returncode == 2 and f"error: unknown domain 'hotel'; known: {known}, all" in review.stderr
     export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
     assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
-    assert available() == list(DOMAINS)
-    assert sorted(p.stem for p in (ROOT / "src" / "jtau" / "rules").glob("*.yaml")) == sorted(DOMAINS)
+    assert set(DOMAINS) <= set(available())  # each has its rules; a domain being built has rules only
     readme = (ROOT / "README.md").read_text()
     listed = re.search(r"DOMAIN is ((?:`\w+`(?:, | or )?)+)\.", readme)[1]
     assert re.findall(r"`(\w+)`", listed) == list(DOMAINS)
@@ -153,7 +152,26 @@ def test_every_domain_of_the_list_runs_in_tau2():
     from jtau import DOMAINS
     from jtau.runtime.domains import RUNTIME
 
-    assert list(RUNTIME) == list(DOMAINS)
+    assert [name for name in DOMAINS if name not in RUNTIME] == []
+
+
+def test_a_domain_being_built_is_taken_by_name_and_offered_nowhere(tmp_path, monkeypatch):
+    """Rules without a place in DOMAINS (a domain being built): `jtau localize NAME` reaches it,
+    `all`, help and errors leave it out."""
+    import jtau
+    from jtau.cli.common import domains
+    from jtau.errors import InputError
+
+    monkeypatch.setattr(jtau, "DOMAINS", ("airline", "retail"))  # as if telecom were being built
+    monkeypatch.setattr("jtau.cli.common.DOMAINS", jtau.DOMAINS)
+    monkeypatch.setattr("jtau.cli.common.KNOWN", "airline, retail")
+    assert domains("telecom") == ["telecom"] and domains("all") == ["airline", "retail"]
+    try:
+        domains("hotel")
+    except InputError as exc:
+        assert exc.message == "unknown domain 'hotel'; known: airline, retail, all"
+    else:
+        raise AssertionError("hotel was taken")
 
 
 def test_review_all_writes_every_domains_page(tmp_path):

@@ -47,11 +47,15 @@ OutOpt = Annotated[Optional[Path], typer.Option(
 
 
 def domains(domain: str, allow_all: bool = True) -> list[str]:
-    """The domains a DOMAIN argument names: one of jtau.DOMAINS, or (where allowed) all."""
+    """The domains a DOMAIN argument names: one of jtau.DOMAINS, or (where allowed) all; a
+    domain being built (its rules exist, it is not in DOMAINS yet) is taken by name only."""
     if allow_all and domain == "all":
         return list(DOMAINS)
     if domain not in DOMAINS:
-        raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
+        from jtau import rules
+
+        if domain not in rules.available():
+            raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
     return [domain]
 
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from jtau import DOMAINS
 from jtau.errors import InputError
 from jtau.swap.formats import Format
 from jtau.yamlfile import load_yaml
@@ -86,8 +85,7 @@ class DomainRules(BaseModel):
 
 
 def available() -> list[str]:
-    """The domains jtau knows (jtau.DOMAINS): each has `<domain>.yaml` here."""
-    return list(DOMAINS)
+    return sorted(p.name[:-5] for p in resources.files(__package__).iterdir() if p.name.endswith(".yaml"))
 
 
 def load_rules(domain: str) -> DomainRules:

@@ -16,9 +16,9 @@ from typing import Any
 
 import orjson
 
-from jtau import DOMAINS, jsonpath
+from jtau import jsonpath
 from jtau.errors import InputError
-from jtau.rules import DomainFiles, DomainRules, load_rules
+from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
 
@@ -93,7 +93,7 @@ def _missing(rules: DomainRules, db) -> list[str]:
 
 def identify(folder: Path) -> str | None:
     """The domain whose data `folder` holds (its files and its db collections), if any."""
-    for name in DOMAINS:
+    for name in available():
         rules = load_rules(name)
         if not all((folder / f).is_file() for f in needed_files(rules.files)):
             continue
