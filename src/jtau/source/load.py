@@ -97,8 +97,11 @@ def identify(folder: Path) -> str | None:
         rules = load_rules(name)
         if not all((folder / f).is_file() for f in needed_files(rules.files)):
             continue
-        raw = {f: (folder / f).read_bytes() for f in rules.files.db_files}
-        if not _missing(rules, read_db(folder, rules.files, raw)):
+        try:
+            db = read_db(folder, rules.files, {f: (folder / f).read_bytes() for f in rules.files.db_files})
+        except InputError:  # not parseable as this domain's db: not its data
+            continue
+        if not _missing(rules, db):
             return name
     return None
 
