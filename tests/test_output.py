@@ -155,3 +155,21 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     assert broken.returncode == 1
     assert re.fullmatch(r"validate airline: \d+ errors in airline; next: jtau localize airline \(writes it again "
                         r"from source, maps and memory\)", broken.stdout.splitlines()[-1])
+
+
+def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys):
+    """A stage without a count shows its time; a count shows done/total, time and rate."""
+    from jtau.cli import common
+
+    clock = iter(range(0, 1000, 6))
+    monkeypatch.setattr(common.time, "monotonic", lambda: next(clock))
+    lines = []
+    monkeypatch.setattr(common.err_console, "print", lambda text, **_: lines.append(str(text)))
+    progress = common.LineProgress()
+    task = progress.add_task("telecom: loading", total=None)
+    progress.update(task, description="telecom: validating")
+    progress.update(task, advance=1, total=50, description="telecom: task 1")
+    progress.update(task, advance=1, description="telecom: task 2")
+    assert lines == ["telecom: validating (6 s)",  # a stage: no count, no rate
+                     "telecom: task 1 (1/50, 18 s, 0.2/s)",  # counted from the first advance (12 s)
+                     "telecom: task 2 (2/50, 24 s, 0.2/s)"]

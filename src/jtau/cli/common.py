@@ -130,10 +130,11 @@ class LineProgress:
         if now - self.last < self.EVERY:
             return
         self.last = now
-        done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
-        rate = state["completed"] / (now - state["since"]) if state["since"] is not None and now > state["since"] else 0
-        err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s, {rate:.1f}/s)"),
-                          soft_wrap=True, highlight=False)
+        shown = [f"{now - self.start:.0f} s"]
+        if state["since"] is not None:  # counting: done (of the total), elapsed, rate
+            done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
+            shown = [done, *shown, f"{state['completed'] / max(now - state['since'], 1e-9):.1f}/s"]
+        err_console.print(Text(f"{state['description']} ({', '.join(shown)})"), soft_wrap=True, highlight=False)
 
 
 def whole(renderable) -> None:
