@@ -76,6 +76,46 @@ def retail_source(domains_dir, retail):
 
 
 @pytest.fixture(scope="session")
+def verify_all(tmp_path_factory):
+    """`jtau verify all --no-rewards --json FILE` on the committed data: the run and its report."""
+    report = tmp_path_factory.mktemp("verify") / "all.json"
+    result = jtau("verify", "all", "--no-rewards", "--json", str(report))
+    return result, (json.loads(report.read_text()) if report.is_file() else None)
+
+
+@pytest.fixture(scope="session")
 def telecom(domains_dir):
     """One localization of the real telecom domain, shared by the read-only tests."""
     return localize("telecom", ROOT, domains_dir)
+
+
+def in_terminal(*args, columns: int = 60, root: Path = ROOT, timeout: float = 300) -> tuple[int, str]:
+    """Run the jtau command on a pseudo-terminal `columns` wide, as a user at a terminal:
+    exit code and everything shown (colour and cursor escapes removed)."""
+    import fcntl
+    import pty
+    import re
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR", "NO_COLOR")}
+    env.update(JTAU_ROOT=str(root), TERM="xterm-256color")
+    process = subprocess.Popen([sys.executable, "-m", "jtau", *args], stdin=slave, stdout=slave, stderr=slave,
+                               env=env, cwd=root, close_fds=True)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the command closed the terminal
+            break
+        if not data:
+            break
+        chunks.append(data)
+    process.wait(timeout)
+    os.close(master)
+    shown = b"".join(chunks).decode("utf-8", "replace")
+    return process.returncode, re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07)", "", shown).replace("\r", "")

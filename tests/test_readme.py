@@ -18,3 +18,108 @@ def test_readme_has_the_two_newcomer_commands():
 
 def test_ci_runs_the_readme_test_command():
     assert readme_commands()[1] in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
+def test_after_the_quick_start_the_readme_says_what_to_do_next():
+    """The steps after the Quick start are real commands, and the one the Quick start command
+    prints as next is among them."""
+    import os
+    import subprocess
+    import sys
+
+    text = (ROOT / "README.md").read_text()
+    steps = text.split("**Next**", 1)[1].split("## Commands", 1)[0]
+    commands = re.findall(r"`\.venv/bin/jtau ([a-z0-9]+) ([^`]*)`", steps)
+    assert [c for c, _ in commands] == ["validate", "verify", "review", "tau2"]
+    env = {**os.environ, "JTAU_ROOT": str(ROOT)}
+    for command, _ in commands[:3]:
+        shown = subprocess.run([sys.executable, "-m", "jtau", command, "--help"], capture_output=True, text=True,
+                               env=env)
+        assert shown.returncode == 0, command
+    written = subprocess.run([sys.executable, "-m", "jtau", "localize", "airline", "--check"], capture_output=True,
+                             text=True, env=env)
+    following = re.search(r"; next: (jtau [a-z]+ \w+)", written.stdout.splitlines()[-1])[1]
+    assert f"`.venv/bin/{following}`" in steps
+
+
+def readme_figure(pattern: str) -> tuple[str, ...]:
+    """The numbers a README sentence states (commas dropped), found by `pattern`."""
+    text = " ".join((ROOT / "README.md").read_text().split())  # sentences wrap across lines
+    found = re.search(pattern, text)
+    assert found, f"README no longer says: {pattern}"
+    return tuple(group.replace(",", "") for group in found.groups())
+
+
+def test_the_readmes_figures_are_what_the_tool_reports(airline, retail, telecom, verify_all):
+    """Every figure the README states about the data (not the dated benchmark measurements)
+    is compared with what the tool computes now: a new source, repair or memory entry that
+    changes one makes this test name the sentence."""
+    from jtau.maps import load_maps
+    from jtau.runtime.verify import INITIAL
+    from jtau.text.template import Template
+    from test_runtime import tau2_error_messages
+
+    # repair files, not repairs applied: a 1.0.1 source already carries all but J-tau's own
+    assert readme_figure(r"The airline \((\d+)\) and retail \((\d+)\) repair files") == (
+        str(len(airline.repairs.patches)), str(len(retail.repairs.patches)))
+    catalog = load_maps(ROOT / "entity_maps").catalog
+    assert readme_figure(r"the (\d+) product names, (\d+) option names and (\d+) option values") == tuple(
+        str(len(part)) for part in (catalog.products, catalog.option_names, catalog.option_values))
+    stats = retail.report.stats
+    item_prices = stats["order item price = catalog price identity holds"]
+    assert readme_figure(r"every order item costs its catalog price \(([\d,]+)/([\d,]+)\)") == tuple(item_prices.split("/"))
+    assert readme_figure(r"keeps its truth value for all ([\d,]+) orders") == (
+        stats["order payment = item prices identity holds"].split("/")[1],)
+    assert readme_figure(r"variants stay distinguishable \((\d+)/(\d+)\)") == tuple(
+        stats["variants distinguishable identity holds"].split("/"))
+
+    _, verified = verify_all
+    tasks = {domain: [c for c in checks if c["task"] != INITIAL] for domain, checks in verified.items()}
+    failing_on_purpose = sum("error" in c["outcomes_source"] for c in tasks["retail"])
+    assert readme_figure(r"`jtau verify retail`: (\d+)/(\d+) tasks commute, the (\d+) tasks whose golden actions "
+                         r"fail on purpose") == (str(sum(c["ok"] for c in tasks["retail"])), str(len(tasks["retail"])),
+                                                 str(failing_on_purpose))
+    telecom_tasks = tasks["telecom"]
+    assert readme_figure(r"`jtau verify telecom`: ([\d,]+)/([\d,]+) tasks commute \(initialization actions, "
+                         r"([\d,]+) golden actions, ([\d,]+) env assertions") == tuple(map(str, (
+        sum(c["ok"] for c in telecom_tasks), len(telecom_tasks), sum(c["actions"] for c in telecom_tasks),
+        sum(c["assertions"] for c in telecom_tasks))))
+    assert readme_figure(r"`tasks.json` \(([\d,]+) tasks\)") == (str(len(telecom.source.tasks)),)
+    assert readme_figure(r"Phones: the (\d+) numbers") == (str(telecom.report.stats["distinct values (source = output)"]
+                                                               ["phone"]),)
+    task_fields = [f for f in telecom.text.fields if f.file == telecom.rules.files.tasks]
+    templates = {p.text for f in task_fields for p in f.pieces if isinstance(p, Template)}
+    assert readme_figure(r"Text: ([\d,]+) task text fields collapse to (\d+) templates; with the manuals and the "
+                         r"diagrams' labels, ([\d,]+) text fields and (\d+) memory entries") == tuple(map(str, (
+        len(task_fields), len(templates), telecom.text_fields, len(telecom.tm.entries))))
+    assert readme_figure(r"all (\d+) messages of tau2's tool code") == (str(len(tau2_error_messages())),)
+    assert readme_figure(r"The (\d+) tasks without golden actions give pairs of empty traces") == (
+        str(sum(not c["actions"] for c in tasks["airline"])),)
+
+
+def test_the_readmes_retention_example_is_what_the_commands_print(tmp_path):
+    """The worked example's table, row by row, from the README's own commands (--json)."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "JTAU_ROOT": str(ROOT)}
+    made = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+                          capture_output=True, text=True, env=env)
+    assert made.returncode == 0, made.stderr
+    rows = []
+    for name, traces in (("golden", "golden.jsonl"), ("perturbed", "golden_perturbed.jsonl")):
+        report = tmp_path / f"{name}.json"
+        analyzed = subprocess.run([sys.executable, "-m", "jtau", "retention", "analyze", str(tmp_path / traces),
+                                   "--json", str(report)], capture_output=True, text=True, env=env)
+        assert analyzed.returncode == 0, analyzed.stderr
+        [cell] = json.loads(report.read_text())["cells"]
+        for level, n in cell["levels"].items():
+            low, high = n["gap_corrected_ci"]
+            numbers = [n[k] for k in ("iwithin", "icross", "retention", "retention_matched", "gap_raw", "gap_matched",
+                                      "gap_corrected")]
+            rows.append(f"| {name} | {level} | {n['tasks']} | " + " | ".join(f"{v:.3f}" for v in numbers)
+                        + f" [{low:.3f}, {high:.3f}] |")
+    readme = (ROOT / "README.md").read_text().splitlines()
+    assert [line for line in readme if re.match(r"\| (golden|perturbed) \|", line)] == rows

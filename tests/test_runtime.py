@@ -146,6 +146,8 @@ def test_verify_reports_a_corrupted_amount_with_task_and_path(tmp_path):
                for p in checks["(initial db)"]["problems"])
     assert "action 0 book_reservation: ok on the source, error localized" in checks["24"]["problems"]
     assert not checks["24"]["ok"] and "0/1 tasks commute" in result.stdout
+    assert result.stdout.splitlines()[-1] == ("verify airline: not every task commutes (2 failing in airline); "
+                                              "next: jtau verify airline --json FILE (every problem of every task)")
 
 
 def test_verify_reports_a_corrupted_user_id(tmp_path):
@@ -222,15 +224,16 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0
 
 
-def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(tmp_path):
-    report = tmp_path / "all.json"
-    result = jtau("verify", "all", "--no-rewards", "--json", str(report))
+def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
+    result, by_domain = verify_all
     assert result.returncode == 0, result.stdout + result.stderr
     for summary in ("airline: 50/50", "retail: 114/114", "telecom: 2285/2285"):
         assert f"{summary} tasks commute" in result.stdout
     assert "jtau verify airline" in result.stdout  # 50 rows: the table of every task
     assert "jtau verify telecom" not in result.stdout  # 2,285 rows and no problem: no table
-    by_domain = json.loads(report.read_text())
+    assert result.stdout.splitlines()[-1] == (  # one line of result, and what to do next
+        "verify all: every task commutes (2,449 tasks in airline, retail, telecom); next: jtau tau2 run --domain "
+        "airline_ja --user user_simulator_ja --agent-llm MODEL --user-llm MODEL (an agent on J-tau)")
     assert {d: len(checks) for d, checks in by_domain.items()} == {"airline": 51, "retail": 115, "telecom": 2286}
     refused = jtau("verify", "all", "--task", "1")
     assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr

@@ -73,3 +73,45 @@ def test_tau2_without_its_data_is_one_line(tmp_path, monkeypatch):
         compat.require_tau2_data()
     assert "set TAU2_DATA_DIR to the data/ folder of a tau2-bench checkout" in refused.value.message
     assert str(tmp_path / "missing") in refused.value.message
+
+
+def _error(result) -> str:
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
+    return lines[0]
+
+
+def test_a_folder_of_another_domains_data_is_refused_saying_what_it_holds(domains_dir, tmp_path):
+    from conftest import jtau
+
+    out = tmp_path / "out"
+    line = _error(jtau("localize", "retail", "--source", str(domains_dir / "airline"), "--out", str(out)))
+    assert line == (f"error: {domains_dir / 'airline'}: found airline data (db.json: flights, reservations, users), "
+                    "expected retail data (db.json: orders, products, users)")
+    line = _error(jtau("localize", "telecom", "--source", str(domains_dir / "retail"), "--out", str(out)))
+    assert line == (f"error: {domains_dir / 'retail'} (--source): found retail data (db.json: orders, products, "
+                    "users), expected telecom data (db.toml+user_db.toml: db.bills, db.customers, db.devices, "
+                    "db.lines, db.plans)")
+    line = _error(jtau("validate", "airline", "--source", str(domains_dir / "retail")))
+    assert "found retail data" in line and "expected airline data" in line
+    assert not out.exists()
+
+
+def test_all_with_one_domains_folder_is_refused_before_any_work(domains_dir, tmp_path):
+    from conftest import jtau
+
+    out = tmp_path / "out"
+    for command in ("localize", "validate", "verify"):
+        line = _error(jtau(command, "all", "--source", str(domains_dir / "airline"), "--out", str(out)))
+        assert line == (f"error: {domains_dir / 'airline'} (--source): found airline data (db.json: flights, "
+                        "reservations, users), expected the folder holding airline, retail, telecom "
+                        "(a tau2-bench data/tau2/domains folder)"), command
+    assert not out.exists()  # airline was not written before retail failed
+
+
+def test_every_domains_own_data_is_recognised(domains_dir):
+    from jtau import DOMAINS
+    from jtau.source.load import identify
+
+    assert [identify(domains_dir / name) for name in DOMAINS] == list(DOMAINS)
+    assert identify(domains_dir) is None  # the folder holding them is no one domain

@@ -14,3 +14,8 @@ The pipeline's stages are the subpackages, in the order they run:
 """
 
 __version__ = "0.1.0"
+
+# The domains that work (localize, validate, review, verify): the one list help, errors and `all`
+# name.  A domain being built has its rules (rules/<domain>.yaml) before it is added here: the
+# commands take it by name, nothing offers it (docs/DEVELOPING.md, "Adding a domain").
+DOMAINS = ("airline", "retail", "telecom")

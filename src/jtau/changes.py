@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
+from jtau.listing import clip, first
 
 
 @dataclass(frozen=True)
@@ -77,16 +78,18 @@ def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[st
 def report_markdown(result, changes: list[Change], changed_files: list[str]) -> str:
     """A short report of one domain's run, for people and for CI job summaries."""
     t = result.translation
-    stale = len(result.tm.unused())
+    newly, stale = len(result.tm.newly_stale()), len(result.tm.unused())
     lines = [f"### {result.rules.name}",
              f"- segments translated by the endpoint: {t.sent} ({t.requests} requests); from the memory: {t.hits}",
              f"- segments left untranslated: {t.untranslated}",
-             f"- memory entries gone stale (their source no longer occurs): {stale}",
+             f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
+             f"stale entries kept: {stale}",
              f"- text fields whose Japanese changed: {len(changes)}",
              f"- files changed: {', '.join(changed_files) if changed_files else 'none'}",
-             f"- validation errors: {len(result.report.errors)}, QA flags: {len(result.report.warnings)}"]
-    for change in changes[:20]:
-        lines.append(f"  - `{change.where}`: {change.new[:120]}")
-    if len(changes) > 20:
-        lines.append(f"  - ... and {len(changes) - 20} more (`jtau review {result.rules.name} --changed-since REV`)")
+             f"- validation errors: {len(result.report.errors)}, QA warnings: {len(result.report.warnings)}"]
+    shown = [f"`{change.where}`: {clip(change.new, 120)}" for change in changes]
+    lines += [f"  - {line}" for line in first(shown, 20, f"`jtau review {result.rules.name} --changed-since REV`")]
+    if result.report.warnings:  # all of them: the file is where localize says they are listed
+        lines += ["", f"<details><summary>QA warnings of {result.rules.name} ({len(result.report.warnings)})</summary>",
+                  "", *(f"- {warning}" for warning in result.report.warnings), "", "</details>"]
     return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
 from jtau.glossary import Glossary, load_glossary
+from jtau.listing import first, joined
 from jtau.maps import EntityMaps, load_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
 from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
@@ -35,7 +36,6 @@ from jtau.translate.tm import TranslationMemory
 from jtau.validate import Report, validate_domain
 from jtau.write import atomic_write, check_files, dump_json, ensure_writable, manifest, replace_folder
 
-MAX_LISTED = 40
 POLICY_KIND = "policy"
 
 
@@ -66,15 +66,13 @@ class Localization:
     translator: Translator
     timings: dict[str, float] = field(default_factory=dict)
     text_fields: int = 0
+    notes: list[str] = field(default_factory=list)  # what writing could not tidy (an old folder left)
 
 
 def raise_problems(problems: list[Problem]) -> None:
     if problems:
-        listed = [str(p) for p in problems[:MAX_LISTED]]
-        if len(problems) > MAX_LISTED:
-            listed.append(f"... and {len(problems) - MAX_LISTED} more")
         raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the "
-                         "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", listed)
+                         "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", first(problems))
 
 
 @dataclass
@@ -250,7 +248,7 @@ def task_subsets(source: SourceDomain, tasks: list[dict], tasks_bytes: bytes) ->
         subset = read_tasks(source.path / name, source.raw[name])
         unknown = [t["id"] for t in subset if t["id"] not in by_id]
         if unknown:
-            raise InputError(f"{source.path / name}: tasks not in {source.files.tasks}: {', '.join(map(str, unknown[:5]))}")
+            raise InputError(f"{source.path / name}: tasks not in {source.files.tasks}: {joined(unknown, 5)}")
         out[name] = dump_json([by_id[t["id"]] for t in subset])
     return out
 
@@ -263,7 +261,7 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
     """Write the outputs and the memory (or, with check, compare them); returns what changed."""
     if result.report.errors:
         raise CheckFailed(f"{result.rules.name}: {len(result.report.errors)} validation errors; nothing written",
-                          result.report.errors[:MAX_LISTED])
+                          first(result.report.errors))
     tm_path = result.tm.path
     if check:
         stale = check_files(out, result.outputs)
@@ -296,6 +294,6 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
             else:
                 atomic_write(tm_path, old_tm)
 
-    changed = replace_folder(out, result.outputs, write_memory, restore_memory)
+    changed = replace_folder(out, result.outputs, write_memory, restore_memory, result.notes.append)
     result.tm.discard_journal()
     return ([str(tm_path)] if tm_changed else []) + changed

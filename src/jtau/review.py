@@ -14,6 +14,7 @@ import json
 from collections import Counter
 
 from jtau.jsonpath import format_path
+from jtau.listing import joined
 from jtau.pipeline import Localization
 from jtau.text.fields import Field
 from jtau.text.template import Template
@@ -127,7 +128,7 @@ class Review:
     def same_text(others: list[str]) -> str:
         if not others:
             return ""
-        listed = ", ".join(others[:8]) + (f" and {len(others) - 8} more" if len(others) > 8 else "")
+        listed = joined(others, 8)
         return f'<p class="reason">Same text in {len(others)} more tasks: {_e(listed)}</p>'
 
     @staticmethod

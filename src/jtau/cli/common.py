@@ -8,9 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
-from jtau import __version__
+from jtau import DOMAINS, __version__
 from jtau.errors import InputError, JtauError
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
@@ -21,24 +22,54 @@ app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark t
 
 # No markup in what jtau prints: file names, task ids ("[mobile_data_issue]...") and values are
 # user data and print literally; styled words are rich Text objects.
-out_console = Console(markup=False)
-err_console = Console(stderr=True, markup=False)
+UNLIMITED = 100_000  # columns of a pipe or a log: whole values, never wrapped or cut
 
-DomainArg = Annotated[str, typer.Argument(help="Domain to process (airline), or 'all'.")]
+
+def _console(stderr: bool = False) -> Console:
+    """A console at the terminal's width; in a pipe or a log without a width limit (rich would
+    take 80 columns and wrap paths mid-line or cut table cells)."""
+    console = Console(stderr=stderr, markup=False)
+    if not console.is_terminal:
+        console.width = UNLIMITED
+    return console
+
+
+out_console = _console()
+err_console = _console(stderr=True)
+
+KNOWN = ", ".join(DOMAINS)
+DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
+OneDomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
     "--source", help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
 OutOpt = Annotated[Optional[Path], typer.Option(
     "--out", help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
 
 
-def domains(domain: str) -> list[str]:
-    from jtau import rules
+def domains(domain: str, allow_all: bool = True) -> list[str]:
+    """The domains a DOMAIN argument names: one of jtau.DOMAINS, or (where allowed) all; a
+    domain being built (its rules exist, it is not in DOMAINS yet) is taken by name only."""
+    if allow_all and domain == "all":
+        return list(DOMAINS)
+    if domain not in DOMAINS:
+        from jtau import rules
 
-    if domain == "all":  # banking_knowledge joins `all` once it localizes (issue 20)
-        return [name for name in rules.available() if name != "banking_knowledge"]
-    if domain not in rules.available():
-        raise InputError(f"unknown domain {domain!r}; known: {', '.join(rules.available())}, all")
+        if domain not in rules.available():
+            raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
     return [domain]
+
+
+def several(names: list[str], source: Path | None) -> None:
+    """Before work over several domains: the source holds them all (not one domain's folder)."""
+    if len(names) > 1:
+        from jtau.source import check_sources
+
+        check_sources(names, source)
+
+
+def done(result: str, next_command: str) -> None:
+    """The last line of a command: its result in one line, and the next useful command."""
+    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True, highlight=False)
 
 
 def say_error(message: str, details: list[str] = ()) -> None:
@@ -78,12 +109,14 @@ class LineProgress:
         return None
 
     def add_task(self, description: str, total=None, **_) -> int:
-        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0}
+        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0, "since": None}
         return len(self.tasks) - 1
 
     def update(self, task: int, advance: int = 0, description: str | None = None, total=None,
                completed: int | None = None, **_) -> None:
         state = self.tasks[task]
+        if state["since"] is None and (advance or completed is not None or total is not None):
+            state["since"] = time.monotonic()  # the work is counted from here (not the loading before it)
         state["completed"] = completed if completed is not None else state["completed"] + advance
         state["description"] = description or state["description"]
         state["total"] = total if total is not None else state["total"]
@@ -97,19 +130,50 @@ class LineProgress:
         if now - self.last < self.EVERY:
             return
         self.last = now
-        done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
-        err_console.print(Text(f"{state['description']} ({done}, {now - self.start:.0f} s)"), soft_wrap=True,
-                          highlight=False)
+        shown = [f"{now - self.start:.0f} s"]
+        if state["since"] is not None:  # counting: done (of the total), elapsed, rate
+            done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
+            shown = [done, *shown, f"{state['completed'] / max(now - state['since'], 1e-9):.1f}/s"]
+        err_console.print(Text(f"{state['description']} ({', '.join(shown)})"), soft_wrap=True, highlight=False)
+
+
+def whole(renderable) -> None:
+    """Print tables whose cells must not be cut (numbers) at their own width: on a terminal
+    narrower than that the terminal wraps the lines; rich would cut every cell to "…"."""
+    natural = out_console.measure(renderable, options=out_console.options.update_width(UNLIMITED)).maximum
+    width = out_console.width
+    out_console.width = max(width, natural)
+    try:
+        out_console.print(renderable, soft_wrap=True)
+    finally:
+        out_console.width = width
+
+
+def facts(title: str) -> Table:
+    """A table of named facts (localize, validate): on a narrow terminal long values fold onto
+    the next line, never cut."""
+    table = Table(title=title, show_header=False, box=None)
+    table.add_column(overflow="fold")
+    table.add_column(overflow="fold")
+    return table
 
 
 def progress_bar():
     """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
     if not err_console.is_terminal:
         return LineProgress()
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
+                               TimeElapsedColumn)
+
+    class RateColumn(ProgressColumn):
+        """Items a second, from rich's own estimate."""
+
+        def render(self, task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:.1f}/s" if speed else "")
 
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                    TimeElapsedColumn(), console=err_console, transient=True)
+                    RateColumn(), TimeElapsedColumn(), console=err_console, transient=True)
 
 
 @app.callback(invoke_without_command=True)

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.table import Table
 from rich.text import Text
 
 from jtau.cli.common import (
@@ -18,13 +17,17 @@ from jtau.cli.common import (
     TmOpt,
     app,
     domains,
+    done,
     err_console,
+    facts,
     fail,
     out_console,
     out_dir,
     progress_bar,
+    several,
 )
 from jtau.errors import JtauError
+from jtau.listing import first
 
 
 def plan(domain: str, source: Path | None, tm: Path | None):
@@ -92,6 +95,7 @@ def localize(
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = domains(domain)
+        several(names, source)
         from jtau.write import ensure_writable
 
         if not (check or dry_run):  # an output that cannot be written fails now, not after the work
@@ -99,7 +103,7 @@ def localize(
                 ensure_writable(out_dir(out, root, name).parent)
         if report:
             ensure_writable(report, folder=False)
-        reports = []
+        reports, written, untranslated = [], 0, 0
         for name in names:
             with progress_bar() as bar:
                 result = run(name, root, source, _Progress(bar, name), options)
@@ -112,7 +116,11 @@ def localize(
 
                 changes = text_changes(result, files_on_disk(target, result.outputs))
             changed = finish(result, target, check)
-            _summary(result, target, changed, check)
+            written += len(changed)
+            untranslated += result.translation.untranslated
+            _summary(result, target, changed, check, report)
+            for note in result.notes:
+                err_console.print(Text(f"warning: {note}"), soft_wrap=True, highlight=False)
             if report:
                 reports.append(report_markdown(result, changes, changed))
             if result.translation.untranslated:
@@ -124,6 +132,7 @@ def localize(
             from jtau.write import atomic_write
 
             atomic_write(report, "\n".join(reports).encode("utf-8"))
+        _last_line(domain, names, check, dry_run, written, untranslated)
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:
@@ -134,6 +143,23 @@ def localize(
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+
+
+def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, written: int, untranslated: int) -> None:
+    """One line of result and the next useful command."""
+    which = names[0] if len(names) == 1 else f"{len(names)} domains ({', '.join(names)})"
+    one = names[0] if len(names) == 1 else "DOMAIN"
+    if dry_run:
+        done(f"localize {domain} --dry-run: nothing sent or written",
+             f"jtau localize {domain} with JTAU_MODEL and OPENAI_BASE_URL set, or jtau tm export {one} -o FILE "
+             "for translators")
+    elif untranslated:
+        done(f"localize {domain}: {which} written, {untranslated} segments still English",
+             f"jtau tm export {one} -o FILE (what a translator needs), then jtau tm import {one} FILE")
+    else:
+        state = "up to date" if check else f"written ({written} files changed)" if written else "written (nothing changed)"
+        done(f"localize {domain}{' --check' if check else ''}: {which} {state}",
+             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
 
 
 def _dry_run(result) -> None:
@@ -149,8 +175,8 @@ def _stat(value) -> str:
     return str(value)
 
 
-def _summary(result, target: Path, changed: list[str], check: bool) -> None:
-    table = Table(title=f"jtau localize {result.rules.name}", show_header=False, box=None)
+def _summary(result, target: Path, changed: list[str], check: bool, report: Path | None) -> None:
+    table = facts(f"jtau localize {result.rules.name}")
     table.add_row("source", str(result.source.path))
     table.add_row("output", str(target))
     t = result.translation
@@ -160,13 +186,19 @@ def _summary(result, target: Path, changed: list[str], check: bool) -> None:
     table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
     table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
                   + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else ""))
-    unused = len(result.tm.unused())
-    if unused:
-        table.add_row("memory", Text(f"{unused} entries whose source no longer occurs (marked stale)", "yellow"))
-    for warning in t.warnings[:10]:
+    stale, newly = len(result.tm.unused()), len(result.tm.newly_stale())
+    table.add_row("memory", f"{len(result.tm.entries)} entries"
+                  + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))
+    if newly:
+        table.add_row("newly stale", Text(f"{newly} entries whose source no longer occurs (this run marks them stale)",
+                                          "yellow"))
+    for warning in first(t.warnings, 10):
         table.add_row("warning", warning)
     for name, value in result.report.stats.items():
         table.add_row(name, _stat(value))
+    flags = len(result.report.warnings)
+    table.add_row("QA warnings", f"{flags} (listed in {report})" if flags and report else
+                  f"{flags} (`--report FILE` lists them, so does `jtau validate {result.rules.name}`)" if flags else "0")
     table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
         table.add_row("check", Text("output is up to date", "green"))
@@ -187,37 +219,44 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
 
     try:
         root = project_root()
-        failed = 0
-        for name in domains(domain):
+        failed, errors, warnings = [], 0, 0
+        names = domains(domain)
+        several(names, source)
+        for name in names:
             domain_rules = load_rules(name)
             src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
             written = LocalizedDomain.read(out_dir(out, root, name), domain_rules)
             glossary = domain_glossary(domain_rules, maps, root)
             report = validate_domain(src, written, maps, domain_rules, glossary)
-            table = Table(title=f"jtau validate {name}", show_header=False, box=None)
+            table = facts(f"jtau validate {name}")
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
+            table.add_row("QA warnings", f"{len(report.warnings)}" + (" (listed below)" if report.warnings else ""))
             table.add_row("errors", str(len(report.errors)))
             out_console.print(table)
-            for line in report.errors[:40]:
+            for line in first(report.errors, 40, f"jtau review {name} lists all"):
                 err_console.print(f"  {line}", highlight=False, soft_wrap=True)
             if report.warnings:
                 out_console.print(f"QA warnings ({len(report.warnings)}):")
-                for line in report.warnings[:40]:
+                for line in first(report.warnings, 40, f"jtau review {name} lists all"):
                     out_console.print(f"  {line}", highlight=False, soft_wrap=True)
-                if len(report.warnings) > 40:
-                    out_console.print(f"  ... and {len(report.warnings) - 40} more (jtau review {name} lists all)")
-            failed += bool(report.errors)
+            errors, warnings = errors + len(report.errors), warnings + len(report.warnings)
+            failed += [name] if report.errors else []
+        which = names[0] if len(names) == 1 else f"{len(names)} domains"
         if failed:
+            done(f"validate {domain}: {errors} errors in {', '.join(failed)}",
+                 f"jtau localize {failed[0]} (writes it again from source, maps and memory)")
             raise typer.Exit(1)
+        done(f"validate {domain}: {which}, 0 errors, {warnings} QA warnings",
+             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
     except JtauError as exc:
         fail(exc)
 
 
 @app.command()
 def review(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail).")],
+    domain: DomainArg,
     out: Annotated[Optional[Path], typer.Option(
         "--out", help="Folder for the review page. Default: data/review.")] = None,
     source: SourceOpt = None,
@@ -227,30 +266,40 @@ def review(
 ) -> None:
     """Write side-by-side review material: English and Japanese per task and policy section."""
     from jtau.project import project_root
-    from jtau.review import review_json, review_page
-    from jtau.write import atomic_write, ensure_writable
+    from jtau.write import ensure_writable
 
     try:
-        domains(domain)
+        names = domains(domain)
+        several(names, source)
         root = project_root()
         folder = out or root / "data" / "review"
         ensure_writable(folder)
-        result = plan(domain, source, tm)
-        if changed_since:
-            from jtau.changes import files_at_revision, text_changes
-            from jtau.review import changes_page
-
-            changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
-                                                              changed_since))
-            page = folder / f"{domain}.changes.html"
-            atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
-            for change in changes[:20]:
-                out_console.print(f"{change.where}: {change.old!r} -> {change.new!r}")
-            out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
-            return
-        page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
-        atomic_write(page, review_page(result).encode("utf-8"))
-        atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
-        out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")
+        for name in names:
+            _review_one(name, root, folder, source, tm, changed_since)
     except JtauError as exc:
         fail(exc)
+
+
+def _review_one(domain: str, root: Path, folder: Path, source: Path | None, tm: Path | None,
+                changed_since: str | None) -> None:
+    """One domain's review page (or, with a revision, its page of changes)."""
+    from jtau.review import review_json, review_page
+    from jtau.write import atomic_write
+
+    result = plan(domain, source, tm)
+    if changed_since:
+        from jtau.changes import files_at_revision, text_changes
+        from jtau.review import changes_page
+
+        changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
+                                                          changed_since))
+        page = folder / f"{domain}.changes.html"
+        atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
+        for line in first((f"{c.where}: {c.old!r} -> {c.new!r}" for c in changes), 20, f"all in {page}"):
+            out_console.print(line, highlight=False, soft_wrap=True)
+        out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
+        return
+    page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
+    atomic_write(page, review_page(result).encode("utf-8"))
+    atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
+    out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")

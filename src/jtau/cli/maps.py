@@ -13,8 +13,10 @@ from jtau.cli.common import (
     domains,
     fail,
     out_console,
+    several,
 )
 from jtau.errors import JtauError
+from jtau.listing import first, joined
 
 maps_app = typer.Typer(help="Inspect the entity maps and propose entries for unmapped entities.",
                        no_args_is_help=True)
@@ -52,7 +54,9 @@ def maps_propose(
 
     try:
         root = project_root()
-        for name in domains(domain):
+        names = domains(domain)
+        several(names, source)
+        for name in names:
             domain_rules = load_rules(name)
             src = load_domain(domain_rules, source)
             maps = load_maps(maps_dir(root))
@@ -73,11 +77,12 @@ def maps_propose(
                 if write:  # before printing: a reader that stops early (| head) must not lose the write
                     write_entries(maps_dir(root) / file, section, entries, comments)
                 out_console.print(f"{file} {section}: {len(entries)} proposed")
-                for key, value in list(entries.items())[:10]:
-                    out_console.print(f"  {key}: {value}")
+                for line in first((f"{key}: {value}" for key, value in entries.items()), 10,
+                                  f"all in {file}" if write else "--write adds them all"):
+                    out_console.print(f"  {line}")
             for kind, values in sorted(missing.items()):
                 out_console.print(f"{kind}: {len(values)} unmapped, no proposer: "
-                                  + ", ".join(sorted(map(str, values))[:20]))
+                                  + joined(sorted(map(str, values)), 20))
             if proposals and not write:
                 out_console.print("run again with --write to add the proposals to entity_maps/ for review")
     except JtauError as exc:

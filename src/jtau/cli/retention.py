@@ -14,8 +14,10 @@ from jtau.cli.common import (
     fail,
     out_console,
     progress_bar,
+    whole,
 )
 from jtau.errors import InputError, JtauError
+from jtau.listing import first
 
 retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
                             no_args_is_help=True)
@@ -109,13 +111,10 @@ def retention_analyze(
             raise InputError(f"no language pair with traces on both sides (source {source_lang!r}) in the given files")
         warnings = [f"{cell['model']} {cell['benchmark']} T={cell['temperature']:g} {cell['source']}->"
                     f"{cell['target']}: {warning}" for cell in results for warning in cell["warnings"]]
-        for line in warnings[:5]:
+        for line in first(warnings, 5, "all in --json, key warnings"):
             err_console.print(Text(f"warning: {line}"), soft_wrap=True)
-        if len(warnings) > 5:
-            err_console.print(Text(f"warning: ... and {len(warnings) - 5} more (all in --json, key warnings)"),
-                              soft_wrap=True)
-        out_console.print(table(results) if wide else blocks(results), soft_wrap=not wide)
-        out_console.print(summary_table(summary), soft_wrap=True)
+        whole(table(results) if wide else blocks(results))
+        whole(summary_table(summary))
         if json_file:
             write_json({"cells": results, "summary": summary}, json_file)
         if plot_file:

@@ -11,24 +11,28 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.cli.common import (
+    DomainArg,
     OutOpt,
     SourceOpt,
     app,
+    done,
     domains,
     fail,
     out_console,
     out_dir,
     progress_bar,
     say_error,
+    several,
 )
 from jtau.errors import InputError, JtauError
+from jtau.listing import first
 
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
 
 
 @app.command()
 def verify(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom) or all.")],
+    domain: DomainArg,
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option(
@@ -45,6 +49,7 @@ def verify(
 
     try:
         names = domains(domain)
+        several(names, source)
         if tasks and len(names) > 1:
             raise InputError("--task names tasks of one domain; give the domain, not all")
         try:
@@ -57,18 +62,27 @@ def verify(
             from jtau.write import ensure_writable
 
             ensure_writable(json_file, folder=False)
-        reports, failed = {}, False
+        reports, failing, replayed = {}, {}, 0
         for name in names:
             checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1)
             reports[name] = as_json(checks)
-            failed = failed or not all(c.ok for c in checks)
+            replayed += len(checks) - 1  # the initial db is no task
+            if not all(c.ok for c in checks):
+                failing[name] = sum(not c.ok for c in checks)
         if json_file:
             from jtau.write import atomic_write
 
             report = reports[domain] if domain != "all" else reports
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
-        if failed:
+        if failing:
+            done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
+                 f"jtau verify {next(iter(failing))} --json FILE (every problem of every task)")
             raise typer.Exit(1)
+        from jtau.runtime.domains import RUNTIME
+
+        done(f"verify {domain}: every task commutes ({replayed:,} task{'s' * (replayed != 1)} in {', '.join(names)})",
+             f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja --agent-llm MODEL "
+             "--user-llm MODEL (an agent on J-tau)")
     except JtauError as exc:
         fail(exc)
 
@@ -81,14 +95,14 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
 
     replayed = 0
 
-    def advance(check) -> None:
+    def advance(check, total: int) -> None:
         nonlocal replayed
         replayed += 1
-        bar.update(task, advance=1, description=f"{domain}: task {check.task}")
+        bar.update(task, advance=1, total=total, description=f"{domain}: task {check.task}")
 
     try:
         with progress_bar() as bar:
-            task = bar.add_task(f"{domain}: replaying", total=None)
+            task = bar.add_task(f"{domain}: loading source and J-tau data", total=None)
             checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
                                          set(tasks) if tasks else None, advance, jobs)
     except KeyboardInterrupt:
@@ -99,13 +113,13 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
                                         f": the {len(listed)} tasks with problems (--json lists all)")
     table = Table(title=title)
     for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")
     for c in listed:
         reward = "" if c.reward_source is None else f"{c.reward_source:g} / {c.reward_localized:g}"
         outcomes = "same" if c.outcomes_source == c.outcomes_localized else Text("differ", "red")
         table.add_row(c.task, str(c.actions), outcomes if c.task != INITIAL else "",
                       "equal" if c.db_equal else Text("differs", "red"), reward,
-                      "\n".join(c.problems[:4]) or Text("ok", "green"))
+                      "\n".join(first(c.problems, 4, "--json lists all")) or Text("ok", "green"))
     if listed:
         out_console.print(table)
     commuting = sum(c.ok for c in checks if c.task != INITIAL)

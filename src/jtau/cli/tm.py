@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from jtau.cli.common import (
+    OneDomainArg,
     SourceOpt,
     TmOpt,
     app,
@@ -18,6 +19,7 @@ from jtau.cli.common import (
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
+from jtau.listing import first
 
 PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
 
@@ -27,7 +29,7 @@ app.add_typer(tm_app, name="tm")
 
 @tm_app.command("export")
 def tm_export(
-    domain: Annotated[str, typer.Argument(help="Domain (airline, retail, telecom).")],
+    domain: OneDomainArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
     status: Annotated[str, typer.Option(
         help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all.")] = "missing",
@@ -42,7 +44,7 @@ def tm_export(
     from jtau.write import ensure_writable
 
     try:
-        domains(domain)
+        domains(domain, allow_all=False)
         if status not in ("missing", "draft", "reviewed", "machine", "all"):
             raise InputError(f"--status {status!r}: use missing, draft, reviewed, machine or all")
         format_of(out, format)
@@ -74,7 +76,7 @@ def nothing_to_export(domain: str, status: str, done) -> str:
 
 @tm_app.command("import")
 def tm_import(
-    domain: Annotated[str, typer.Argument(help="Domain (airline).")],
+    domain: OneDomainArg,
     file: Annotated[Path, typer.Argument(help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
     engine: Annotated[str, typer.Option(help="Who translated: manual, or an engine name.")] = "manual",
     status: Annotated[str, typer.Option(help="draft, reviewed or machine.")] = "draft",
@@ -87,7 +89,7 @@ def tm_import(
     from jtau.translate.exchange import all_jobs, import_file
 
     try:
-        domains(domain)
+        domains(domain, allow_all=False)
         if status not in ("draft", "reviewed", "machine"):
             raise InputError(f"--status {status!r}: use draft, reviewed or machine")
         if not file.is_file():

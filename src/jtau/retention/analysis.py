@@ -33,7 +33,6 @@ Definitions (the method's, with the choices jtau adds marked *):
 
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -41,12 +40,12 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from jtau.retention.canonical import Canonicalizer
+from jtau.retention.traces import TRANSLATE
 
 LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
 MAX_BUCKET = 20
 BASELINES = ("pooled", "source", "target")
-TRANSLATE = re.compile(r"translat", re.IGNORECASE)  # a tool that translates: the English-pivot signal
 DROPPED_WARNING = 0.01  # warn when length matching drops this share of cross pairs or more
 
 

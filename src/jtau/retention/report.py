@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.errors import InputError
+from jtau.listing import joined
 
 
 def _f(value, digits: int = 3) -> str:
@@ -86,11 +87,11 @@ def summary_table(summary: dict) -> Group:
     shares = [f"{lang} {v['translate_call_share']:.1%}" for lang, v in summary["languages"].items()
               if v["translate_call_share"]]
     if shares:
-        lines.append(Text("Translate-like tool calls: " + ", ".join(shares[:12]) + (" ..." if len(shares) > 12 else "")))
+        lines.append(Text("Translate-like tool calls: " + joined(shares, 12) + (" (--json has all)" if len(shares) > 12 else "")))
     thoughts = [f"{lang} {v['thoughts_ascii_share']:.0%}" for lang, v in summary["languages"].items()
                 if v["thoughts_ascii_share"] is not None]
     if thoughts:
-        lines.append(Text("ASCII share of reasoning: " + ", ".join(thoughts[:12]) + (" ..." if len(thoughts) > 12 else "")))
+        lines.append(Text("ASCII share of reasoning: " + joined(thoughts, 12) + (" (--json has all)" if len(thoughts) > 12 else "")))
     return Group(*lines)
 
 

@@ -20,7 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
-from jtau.retention.analysis import TRANSLATE
+from jtau.retention.traces import TRANSLATE
 
 
 def _mean(values):

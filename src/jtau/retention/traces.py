@@ -9,6 +9,7 @@ counts toward the cell's parse-failure rate and takes part in no comparison.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,9 @@ from pathlib import Path
 import orjson
 
 from jtau.errors import InputError
+
+# A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
+TRANSLATE = re.compile(r"translat", re.IGNORECASE)
 
 FIELDS = ("model", "benchmark", "language", "temperature", "replicate", "task_id", "parsed", "actions")
 

@@ -239,7 +239,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     for check in _run(selected, jobs):
         checks.append(check)
         if progress:
-            progress(check)
+            progress(check, len(selected))
     _CONTEXT = None
     return checks, time.perf_counter() - start
 

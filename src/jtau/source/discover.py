@@ -56,8 +56,8 @@ def default_domains_dir() -> tuple[Path | None, str]:
     return installed_domains_dir(), "installed tau2 package"
 
 
-def find_domain_dir(domain: str, required: list[str], source: Path | None = None) -> Path:
-    """The folder holding `domain`'s files; `required` are the file names it must have."""
+def source_root(source: Path | None = None) -> tuple[Path, str]:
+    """The source folder and where it came from (`--source`, JTAU_SOURCE, TAU2_DATA_DIR, the installed tau2)."""
     if source is not None:
         origin, root = "--source", Path(source)
     else:
@@ -66,6 +66,12 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
             raise InputError(f"no tau2 source data found: {HOW_TO_GET}")
     if not root.is_dir():
         raise InputError(f"{root} ({origin}): not a folder")
+    return root, origin
+
+
+def find_domain_dir(domain: str, required: list[str], source: Path | None = None) -> Path:
+    """The folder holding `domain`'s files; `required` are the file names it must have."""
+    root, origin = source_root(source)
     for candidate in (root / domain, root):
         if all((candidate / name).is_file() for name in required):
             return candidate

@@ -16,9 +16,10 @@ from typing import Any
 
 import orjson
 
+from jtau import jsonpath
 from jtau.errors import InputError
-from jtau.rules import DomainFiles, DomainRules
-from jtau.source.discover import find_domain_dir
+from jtau.rules import DomainFiles, DomainRules, available, load_rules
+from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
 
 
@@ -112,10 +113,85 @@ def read_documents(folder: Path, names: list[str], raw: dict[str, bytes]) -> dic
     return documents
 
 
+def needed_files(files: DomainFiles) -> list[str]:
+    """The files a domain's folder must hold (one task a file: its tasks are globbed)."""
+    return [*files.db_files, *([] if files.task_files else [files.tasks]), *files.policy_files, *files.graphs]
+
+
+def collections(rules: DomainRules) -> list[str]:
+    """The db collections a domain's rules name: each pattern's part before its first `*` or
+    `@key` (airline: flights, reservations, users).  Data of the domain has all of them."""
+    found = set()
+    for pattern in rules.db:
+        parts = jsonpath.split(pattern)
+        wild = next((i for i, part in enumerate(parts) if part in ("*", jsonpath.KEYS)), None)
+        if wild:
+            found.add(".".join(parts[:wild]))
+    return sorted(found)
+
+
+def _missing(rules: DomainRules, db) -> list[str]:
+    return [name for name in collections(rules) if not jsonpath.find(db, name)]
+
+
+def identify(folder: Path) -> str | None:
+    """The domain whose data `folder` holds (its files and its db collections), if any."""
+    for name in available():
+        rules = load_rules(name)
+        if not all((folder / f).is_file() for f in needed_files(rules.files)):
+            continue
+        try:
+            db = read_db(folder, rules.files, {f: (folder / f).read_bytes() for f in rules.files.db_files})
+        except InputError:  # not parseable as this domain's db: not its data
+            continue
+        if not _missing(rules, db):
+            return name
+    return None
+
+
+def _described(name: str) -> str:
+    """`airline data (db.json: flights, reservations, users)`."""
+    rules = load_rules(name)
+    return f"{name} data ({rules.files.db_label}: {', '.join(collections(rules))})"
+
+
+def check_domain(rules: DomainRules, db, folder: Path) -> None:
+    """Refuse a source folder that is not `rules`' domain: one line, found and expected."""
+    missing = _missing(rules, db)
+    if missing:
+        other = identify(folder)
+        found = _described(other) if other else f"{rules.files.db_label} without {', '.join(missing)}"
+        raise InputError(f"{folder}: found {found}, expected {_described(rules.name)}")
+
+
+def check_sources(names: list[str], source: Path | None = None) -> None:
+    """Before a run over several domains: the source is the folder holding them (`airline/`,
+    `retail/` ...), not one domain's folder, and each one's files are there."""
+    root, origin = source_root(source)
+    other = None if all((root / name).is_dir() for name in names) else identify(root)
+    if other:
+        raise InputError(f"{root} ({origin}): found {_described(other)}, expected the folder holding "
+                         f"{', '.join(names)} (a tau2-bench data/tau2/domains folder)")
+    for name in names:
+        _domain_dir(load_rules(name), source)
+
+
+def _domain_dir(rules: DomainRules, source: Path | None) -> Path:
+    """find_domain_dir, and a folder that holds another domain's files says so."""
+    try:
+        return find_domain_dir(rules.name, needed_files(rules.files), source)
+    except InputError:
+        root, origin = source_root(source)
+        other = identify(root)
+        if other is None or other == rules.name:
+            raise
+        raise InputError(f"{root} ({origin}): found {_described(other)}, expected {_described(rules.name)}") from None
+
+
 def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     files = rules.files
-    needed = [*files.db_files, *([] if files.task_files else [files.tasks]), *files.policy_files, *files.graphs]
-    folder = find_domain_dir(rules.name, needed, source)
+    needed = needed_files(files)
+    folder = _domain_dir(rules, source)
     raw = {name: (folder / name).read_bytes() for name in needed}
     for name in [*files.copy_, *files.task_subsets]:
         if (folder / name).is_file():
@@ -124,6 +200,7 @@ def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     document_names = glob_names(folder, files.documents) if files.documents else []
     raw.update({name: (folder / name).read_bytes() for name in [*task_names, *document_names]})
     db = read_db(folder, files, raw)
+    check_domain(rules, db, folder)
     tasks = read_task_files(folder, task_names, raw) if files.task_files else \
         read_tasks(folder / files.tasks, raw[files.tasks])
     documents = read_documents(folder, document_names, raw)

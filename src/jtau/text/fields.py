@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from jtau import jsonpath
+from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Unmapped
 from jtau.swap.structured import TEXT, Problem, tool_calls
@@ -59,7 +60,7 @@ class TextFields:
         if not isinstance(text, str) or not text:
             return
         if PLACEHOLDER.search(text):
-            problems.append(Problem(file, path, "text", text[:60], "source text already has a {PLACEHOLDER}"))
+            problems.append(Problem(file, path, "text", clip(text, 60), "source text already has a {PLACEHOLDER}"))
             return
         pieces = self._pieces.get(text)
         if pieces is None:  # the same text recurs (telecom: 2,285 tasks from 15 scenarios)

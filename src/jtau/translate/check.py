@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from jtau.listing import joined
 from jtau.text.template import PLACEHOLDER
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
@@ -53,7 +54,7 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     allowed |= {w for rendering in hints.values() for w in LATIN_WORD.findall(rendering)}  # Tシャツ
     english = [w for w in LATIN_WORD.findall(bare) if w not in allowed]
     if english:
-        found.append("Latin words left: " + ", ".join(sorted(set(english))[:8]))
+        found.append("Latin words left: " + joined(sorted(set(english)), 8))
     for mark in MARKUP:
         if source.count(mark) != answer.count(mark):
             found.append(f"markup {mark!r}: {answer.count(mark)} instead of {source.count(mark)}")

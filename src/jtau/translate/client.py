@@ -21,6 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from jtau.errors import InputError
+from jtau.listing import clip
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
 from jtau.translate.tm import Entry
@@ -70,7 +71,7 @@ class Failure:
     reasons: list[str]
 
     def __str__(self) -> str:
-        return f"segment {self.job.key} ({self.job.kind}) {self.job.source[:90]!r}: {'; '.join(self.reasons[-2:])}"
+        return f"segment {self.job.key} ({self.job.kind}) {clip(self.job.source, 90)!r}: {'; '.join(self.reasons[-2:])}"
 
 
 class Transient(Exception):

@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 
 from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary
+from jtau.listing import clip, first
 from jtau.text.template import PLACEHOLDER, Template
 from jtau.translate import check
 from jtau.translate.client import Job, MTClient, batches
 from jtau.translate.tm import TranslationMemory
 
-MAX_LISTED = 40
 
 
 @dataclass
@@ -76,20 +76,18 @@ class Translator:
                 found = check.problems(template.text, entry.target, hints if entry.hints == hints else {},
                                        self.glossary.allow_latin, self.literals)
                 if found:
-                    broken.append(f"{entry.where or self.tm.path}: {key} {template.text[:60]!r}: {'; '.join(found)}")
+                    broken.append(f"{entry.where or self.tm.path}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target
                 stats.hits += 1
             else:
                 jobs.append(Job(key, kind, template.text, hints))
         if broken:
             raise InputError(f"{len(broken)} translation-memory entries are not valid translations of their "
-                             "source; fix their target (or delete the entry to translate it again)", broken[:MAX_LISTED])
+                             "source; fix their target (or delete the entry to translate it again)", first(broken))
         if not jobs:
             return stats
         if self.offline:
-            listed = [f"{job.key} ({job.kind}): {job.source}" for job in jobs[:MAX_LISTED]]
-            if len(jobs) > MAX_LISTED:
-                listed.append(f"... and {len(jobs) - MAX_LISTED} more")
+            listed = first(f"{job.key} ({job.kind}): {job.source}" for job in jobs)
             raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments; "
                               f"`jtau tm export {self.tm.domain} -o FILE` lists them all for translators", listed)
         self.pending = jobs
@@ -109,7 +107,7 @@ class Translator:
                 self.targets[job.key] = entry.target
         if failures:
             raise CheckFailed(f"{len(failures)} segments got no valid translation; the others are saved in "
-                              f"the translation memory, run again to retry", [str(f) for f in failures[:MAX_LISTED]])
+                              f"the translation memory, run again to retry", first(failures))
         return stats
 
     def target(self, template: Template, kind: str) -> str:

@@ -134,7 +134,12 @@ class TranslationMemory:
             self.used.add(entry.key)
 
     def unused(self) -> list[Entry]:
+        """Entries this run did not use: all of them are stale after it."""
         return [e for k, e in self.entries.items() if k not in self.used]
+
+    def newly_stale(self) -> list[Entry]:
+        """Entries this run marks stale (the others of `unused` were stale before it)."""
+        return [e for e in self.unused() if e.status != "stale"]
 
     def render(self, mark_stale: bool = True) -> bytes:
         """The memory file as it should be after this run: sorted, unused entries stale."""

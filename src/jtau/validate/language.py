@@ -11,6 +11,7 @@ import re
 
 from jtau import jsonpath
 from jtau.glossary import Glossary
+from jtau.listing import joined
 from jtau.rules import DomainRules, known_tokens
 from jtau.swap.structured import TEXT
 from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
@@ -77,7 +78,7 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     words = english_left(frozen.strip(output), glossary.allow_latin, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
-        warnings.append(f"{where}: {state}: {', '.join(words[:6])}{' ...' if len(words) > 6 else ''}")
+        warnings.append(f"{where}: {state}: {joined(words, 6)}")
     elif not words:
         for term, rendering in glossary.hints_in(source).items():
             if rendering not in output:

@@ -13,6 +13,7 @@ from importlib import resources
 import jsonschema_rs
 
 from jtau.jsonpath import format_path
+from jtau.listing import clip
 
 MAX_ERRORS = 20
 
@@ -31,7 +32,7 @@ def check_schema(data, schema_name: str, file: str, item_schema: bool = False) -
     for index, item in items:
         for error in check.iter_errors(item):
             path = ((index,) if index is not None else ()) + tuple(error.instance_path)
-            errors.append(f"{file}: {format_path(path)}: schema: {error.message[:200]}")
+            errors.append(f"{file}: {format_path(path)}: schema: {clip(error.message, 200)}")
             if len(errors) >= MAX_ERRORS:
-                return errors
+                return errors + [f"{file}: schema: checking stopped after {MAX_ERRORS} errors"]
     return errors

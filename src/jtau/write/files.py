@@ -6,6 +6,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 
 import orjson
@@ -84,12 +85,15 @@ def ensure_writable(path: Path, folder: bool = True) -> None:
         raise InputError(f"{path}: cannot write{where}: {exc.strerror or exc}") from None
 
 
-def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=None) -> list[str]:
+def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=None, warn=None) -> list[str]:
     """Write `files` as the whole content of `folder`, all or nothing: into a staging folder
     beside it, then swap the folders.  A reader sees the old files or the new ones, never a
     mix; a failure leaves the old folder as it was.  `with_it()` runs once the staging folder is
     complete, before the swap (a file that must change together with the folder: the memory);
-    `undo()` runs if the swap then fails.  Returns the names that changed."""
+    `undo()` runs if the swap then fails.  The old folder is renamed to a name of this run's
+    (`.airline.old-XXXX`), so one an earlier run could not remove is in nobody's way; it is
+    removed after the swap, earlier runs' with it, and `warn(message)` names one that stays.
+    Returns the names that changed."""
     from jtau.errors import InputError
 
     changed = [name for name, data in files.items()
@@ -97,13 +101,13 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
     if not changed and not (set(_files_in(folder)) - set(files)):
         if with_it:
             with_it()
+        _tidy(folder, [], warn)
         return []
     ensure_writable(folder.parent)
     created = folder.parent  # the first missing ancestor: removed again if nothing is written
     while not created.parent.exists():
         created = created.parent
     created = None if created.exists() else created
-    backup = folder.parent / f".{folder.name}.old"
     staging = None
 
     def clean() -> None:
@@ -115,6 +119,7 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
     try:
         folder.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.new-", dir=folder.parent))
+        backup = staging.with_name(staging.name.replace(".new-", ".old-", 1))
         for name, data in files.items():
             atomic_write(staging / name, data)
         os.chmod(staging, 0o777 & ~_UMASK)
@@ -129,8 +134,6 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
         clean()
         raise
     try:
-        if backup.exists():
-            shutil.rmtree(backup)
         if folder.exists():
             os.rename(folder, backup)
         try:
@@ -145,8 +148,39 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
             undo()
         raise InputError(f"{folder}: cannot write the localized domain: {exc.strerror or exc}; "
                          "nothing was changed") from None
-    shutil.rmtree(backup, ignore_errors=True)
+    _tidy(folder, [backup], warn)
     return changed
+
+
+def _tidy(folder: Path, ours: list[Path], warn) -> None:
+    """Remove this run's old folder and those earlier runs left; `warn` names one that stays."""
+    for old in dict.fromkeys([*ours, *old_folders(folder)]):
+        reason = remove_folder(old) if old.exists() else None
+        if reason and warn:
+            warn(f"{folder}: the old folder {old} could not be removed ({reason}); remove it when you can, "
+                 "jtau does not need it")
+
+
+def old_folders(folder: Path) -> list[Path]:
+    """Old versions of `folder` that earlier runs could not remove (`.airline.old`, `.airline.old-XXXX`)."""
+    parent = folder.parent
+    return sorted(p for p in parent.glob(f".{folder.name}.old*")
+                  if p.is_dir() and (p.name == f".{folder.name}.old" or p.name.startswith(f".{folder.name}.old-")))
+
+
+def remove_folder(folder: Path) -> str | None:
+    """Remove a folder as far as possible; the first thing that could not be removed and why."""
+    failed: list[str] = []
+
+    def note(_function, path, error) -> None:
+        error = error[1] if isinstance(error, tuple) else error  # onerror gives exc_info, onexc the exception
+        failed.append(f"{path}: {getattr(error, 'strerror', None) or error}")
+
+    if sys.version_info >= (3, 12):
+        shutil.rmtree(folder, onexc=note)
+    else:
+        shutil.rmtree(folder, onerror=note)
+    return failed[0] if failed else None
 
 
 def _files_in(folder: Path) -> list[str]:

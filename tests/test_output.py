@@ -1,0 +1,175 @@
+"""What jtau prints, as a user reads it in a pipe, a log and a terminal: whole values, and
+whatever is shortened says how much is left out (issue 24)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+
+from conftest import ROOT, in_terminal, jtau
+
+
+def test_a_pipe_gets_whole_values_on_one_line_whatever_COLUMNS_says(tmp_path):
+    out = tmp_path / ("a folder whose name is long enough to pass eighty columns on its own" + "-x" * 20)
+    result = jtau("localize", "airline", "--offline", "--out", str(out), env={"COLUMNS": "80"})
+    assert result.returncode == 0, result.stderr
+    assert re.search(rf"^ output +{re.escape(str(out / 'airline'))}\s*$", result.stdout, re.M), result.stdout
+    assert "…" not in result.stdout
+    distinct = next(line for line in result.stdout.splitlines() if line.startswith(" distinct values"))
+    assert distinct.rstrip().endswith("user_id 500, zip 453")  # one line, not wrapped at 80
+
+
+def test_a_narrow_terminal_folds_long_values_instead_of_cutting_them(tmp_path, domains_dir):
+    code, shown = in_terminal("localize", "airline", "--check", columns=60)
+    assert code == 0, shown
+    assert "…" not in shown
+    assert str(domains_dir / "airline").replace(" ", "") in re.sub(r"\s", "", shown)
+
+
+def test_retention_wide_prints_every_number_in_a_pipe_and_on_a_narrow_terminal(tmp_path):
+    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+                             capture_output=True, text=True)
+    assert example.returncode == 0, example.stderr
+    args = ("retention", "analyze", str(tmp_path / "golden_perturbed.jsonl"), "--wide", "--permutations", "100",
+            "--bootstrap", "100")
+    piped = jtau(*args, env={"COLUMNS": "80"})
+    code, shown = in_terminal(*args, columns=60)
+    for output in (piped.stdout, shown):
+        assert "…" not in output and "ret matched [95% CI]" in output
+        assert re.search(r"│ golden │ airline +│ 0 │ en→ja │ full +│ 43 │", output), output
+
+
+def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tmp_path):
+    """An enforced glossary term renamed: every field holding it changed; the first 20 are
+    listed, the line after says how many more the page holds."""
+    (project / "data").mkdir()
+    shutil.copytree(ROOT / "data" / "tm", project / "data" / "tm")
+    assert jtau("localize", "airline", "--offline", root=project).returncode == 0
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    subprocess.run([*git, "add", "-A"], cwd=project, check=True)
+    subprocess.run([*git, "commit", "-qm", "before"], cwd=project, check=True)
+    glossary = project / "glossaries" / "ja.yaml"
+    glossary.write_text(glossary.read_text().replace("economy:            {ja: エコノミー,",
+                                                     "economy:            {ja: 普通席,"))
+    assert jtau("localize", "airline", "--offline", root=project).returncode == 0
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path), root=project)
+    assert review.returncode == 0, review.stderr
+    lines = review.stdout.splitlines()
+    total = int(re.fullmatch(r"airline: (\d+) text fields changed since HEAD; page .*", lines[-1])[1])
+    assert total > 20 and len(lines) == 22
+    assert lines[-2] == f"... and {total - 20} more (all in {tmp_path / 'airline.changes.html'})"
+
+
+def test_shortened_lists_and_texts_say_how_much_is_left_out():
+    from jtau.listing import clip, first, joined
+
+    assert first(range(3), 5) == ["0", "1", "2"]
+    assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
+    assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
+    assert joined("abcdefg", 3) == "a, b, c and 4 more"
+
+
+def test_verify_on_a_terminal_shows_done_of_the_known_total_and_the_rate():
+    code, shown = in_terminal("verify", "airline", "--no-rewards", columns=120)
+    assert code == 0, shown
+    frames = re.findall(r"airline: task \S+ \S* *(\d+)/(\S+)(?: +(\d+\.\d/s))?", shown)
+    assert frames and all(total == "50" for _, total, _ in frames), frames  # never 568/?
+    assert any(rate for _, _, rate in frames)
+
+
+def test_localize_reports_as_news_only_the_entries_this_run_marks_stale(tmp_path):
+    """Retail's memory keeps one stale entry: every run used to report it as news."""
+    import json
+
+    committed = [json.loads(line) for line in (ROOT / "data" / "tm" / "retail.jsonl").read_text().splitlines()]
+    kept = sum(entry["status"] == "stale" for entry in committed)
+    assert kept >= 1
+    check = jtau("localize", "retail", "--check")
+    assert check.returncode == 0, check.stderr
+    assert re.search(rf"^ memory +{len(committed)} entries, {kept} stale \(kept", check.stdout, re.M)
+    assert "newly stale" not in check.stdout
+
+    tm = tmp_path / "tm"
+    shutil.copytree(ROOT / "data" / "tm", tm)
+    gone = {"key": "0000000000000000", "kind": "user", "status": "draft", "source": "Gone.", "target": "消えた。",
+            "engine": "manual"}
+    with (tm / "retail.jsonl").open("a") as memory:
+        memory.write(json.dumps(gone, ensure_ascii=False) + "\n")
+    for run, newly in ((1, 1), (2, 0)):
+        report = tmp_path / f"report{run}.md"
+        result = jtau("localize", "retail", "--offline", "--tm", str(tm), "--out", str(tmp_path / "out"),
+                      "--report", str(report))
+        assert result.returncode == 0, result.stderr
+        assert (f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
+                f"stale entries kept: {kept + 1}") in report.read_text()
+        assert re.search(rf"^ memory +{len(committed) + 1} entries, {kept + 1} stale", result.stdout, re.M)
+        assert bool(re.search(r"^ newly stale +1 entries whose source", result.stdout, re.M)) == (newly == 1), run
+
+
+def test_no_passenger_count_where_no_tool_takes_passengers():
+    for domain, shown in (("airline", True), ("retail", False), ("telecom", False)):
+        result = jtau("validate", domain)
+        assert result.returncode == 0, result.stderr
+        assert bool(re.search(r"^ passengers matched +\d+", result.stdout, re.M)) == shown, domain
+
+
+def test_the_qa_warnings_localize_counts_are_listed_in_its_report_and_by_validate(tmp_path):
+    """Without memory or endpoint the text stays English: every field is a QA warning."""
+    out, report = tmp_path / "out", tmp_path / "report.md"
+    result = jtau("localize", "airline", "--tm", str(tmp_path / "tm"), "--out", str(out), "--report", str(report))
+    assert result.returncode == 0, result.stderr
+    count = int(re.search(rf"^ QA warnings +(\d+) \(listed in {re.escape(str(report))}\)", result.stdout, re.M)[1])
+    assert count > 40
+    details = report.read_text().split(f"<details><summary>QA warnings of airline ({count})</summary>")[1]
+    listed = [line for line in details.splitlines() if line.startswith("- ")]
+    assert len(listed) == count and all(": untranslated: " in line or ": English left: " in line for line in listed)
+    validate = jtau("validate", "airline", "--out", str(out))
+    assert validate.returncode == 0, validate.stderr
+    assert f"QA warnings ({count}):" in validate.stdout
+    assert f"  ... and {count - 40} more (jtau review airline lists all)" in validate.stdout
+    assert [line.strip() for line in validate.stdout.splitlines() if line.startswith("  tasks.json")] == \
+        [line[2:] for line in listed if line.startswith("- tasks.json")][:40]
+
+
+def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_path):
+    written = jtau("localize", "airline", "--out", str(tmp_path))  # the Quick start command
+    assert written.returncode == 0, written.stderr
+    assert written.stdout.splitlines()[-1] == ("localize airline: airline written (5 files changed); next: jtau "
+                                               "verify airline (replays every task in tau2, English and Japanese)")
+    check = jtau("localize", "all", "--check")
+    assert check.stdout.splitlines()[-1] == ("localize all --check: 3 domains (airline, retail, telecom) up to date; "
+                                             "next: jtau verify all (replays every task in tau2, English and Japanese)")
+    validate = jtau("validate", "all")
+    assert validate.returncode == 0, validate.stderr
+    assert validate.stdout.splitlines()[-1] == ("validate all: 3 domains, 0 errors, 0 QA warnings; next: jtau verify "
+                                                "all (replays every task in tau2, English and Japanese)")
+    import json
+
+    db = json.loads((tmp_path / "airline" / "db.json").read_text())
+    db["users"]["misaki_kaneko_4397"]["payment_methods"]["gift_card_7773485"]["amount"] = 100  # not rate x source
+    (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False, indent=4) + "\n")
+    broken = jtau("validate", "airline", "--out", str(tmp_path))
+    assert broken.returncode == 1
+    assert re.fullmatch(r"validate airline: \d+ errors in airline; next: jtau localize airline \(writes it again "
+                        r"from source, maps and memory\)", broken.stdout.splitlines()[-1])
+
+
+def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys):
+    """A stage without a count shows its time; a count shows done/total, time and rate."""
+    from jtau.cli import common
+
+    clock = iter(range(0, 1000, 6))
+    monkeypatch.setattr(common.time, "monotonic", lambda: next(clock))
+    lines = []
+    monkeypatch.setattr(common.err_console, "print", lambda text, **_: lines.append(str(text)))
+    progress = common.LineProgress()
+    task = progress.add_task("telecom: loading", total=None)
+    progress.update(task, description="telecom: validating")
+    progress.update(task, advance=1, total=50, description="telecom: task 1")
+    progress.update(task, advance=1, description="telecom: task 2")
+    assert lines == ["telecom: validating (6 s)",  # a stage: no count, no rate
+                     "telecom: task 1 (1/50, 18 s, 0.2/s)",  # counted from the first advance (12 s)
+                     "telecom: task 2 (2/50, 24 s, 0.2/s)"]
