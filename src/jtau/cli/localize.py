@@ -94,8 +94,7 @@ def localize(
                           endpoint=Endpoint.from_env(model, base_url),
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
-        names = domains(domain)
-        several(names, source)
+        names = several(domains(domain), source)
         from jtau.write import ensure_writable
 
         if not (check or dry_run):  # an output that cannot be written fails now, not after the work
@@ -154,7 +153,8 @@ def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, writte
              f"jtau localize {domain} with JTAU_MODEL and OPENAI_BASE_URL set, or jtau tm export {one} -o FILE "
              "for translators")
     elif untranslated:
-        done(f"localize {domain}: {which} written, {untranslated} segments still English",
+        state = "up to date" if check else "written"
+        done(f"localize {domain}{' --check' if check else ''}: {which} {state}, {untranslated} segments still English",
              f"jtau tm export {one} -o FILE (what a translator needs), then jtau tm import {one} FILE")
     else:
         state = "up to date" if check else f"written ({written} files changed)" if written else "written (nothing changed)"
@@ -220,8 +220,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
     try:
         root = project_root()
         failed, errors, warnings = [], 0, 0
-        names = domains(domain)
-        several(names, source)
+        names = several(domains(domain), source)
         for name in names:
             domain_rules = load_rules(name)
             src, _ = load_repaired(domain_rules, root, source)
@@ -269,8 +268,7 @@ def review(
     from jtau.write import ensure_writable
 
     try:
-        names = domains(domain)
-        several(names, source)
+        names = several(domains(domain), source)
         root = project_root()
         folder = out or root / "data" / "review"
         ensure_writable(folder)

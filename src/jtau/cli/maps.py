@@ -54,8 +54,7 @@ def maps_propose(
 
     try:
         root = project_root()
-        names = domains(domain)
-        several(names, source)
+        names = several(domains(domain), source)
         for name in names:
             domain_rules = load_rules(name)
             src = load_domain(domain_rules, source)

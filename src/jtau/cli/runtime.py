@@ -48,8 +48,7 @@ def verify(
     from jtau.project import project_root
 
     try:
-        names = domains(domain)
-        several(names, source)
+        names = several(domains(domain), source)
         if tasks and len(names) > 1:
             raise InputError("--task names tasks of one domain; give the domain, not all")
         try:

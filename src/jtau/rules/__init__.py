@@ -107,6 +107,12 @@ class DomainRules(BaseModel):
     text_lexicon: Literal["shared", "banking"] = "shared"
     sentinels: list[str] = Field(default_factory=list)  # values kept as they are whatever their path's kind
     toolkit: list[str] = Field(default_factory=list)       # tool names the documents may cite
+    # the memory does not cover the domain's text yet (translation in progress): --offline keeps
+    # the missing segments English, and localize's summary counts them
+    memory_partial: bool = False
+    # the db collections that tell the domain's data from another's (default: every collection
+    # the db rules name; banking's tools create tables its db.json lacks)
+    recognized_by: list[str] = Field(default_factory=list)
     absent_tools: list[str] = Field(default_factory=list)  # cited by the source, not in the toolkit
     digest: str = ""
 

@@ -191,8 +191,11 @@ class Boundary:
         return f"{match['head']}{shown}"
 
     def _yen(self, number: str) -> str:
-        """`842.15` (dollars in the tool's text) -> `84,215円`."""
-        amount = Decimal(number.replace(",", "")) * self.rate
+        """`842.15` (dollars in the tool's text) -> `84,215円`; what is no number stays as written."""
+        try:
+            amount = Decimal(number.replace(",", "")) * self.rate
+        except ArithmeticError:
+            return number
         whole = amount.to_integral_value()
         return f"{int(whole):,}{self.suffix}" if amount == whole else f"{amount:,.2f}{self.suffix}"
 

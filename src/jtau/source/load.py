@@ -121,6 +121,8 @@ def needed_files(files: DomainFiles) -> list[str]:
 def collections(rules: DomainRules) -> list[str]:
     """The db collections a domain's rules name: each pattern's part before its first `*` or
     `@key` (airline: flights, reservations, users).  Data of the domain has all of them."""
+    if rules.recognized_by:
+        return list(rules.recognized_by)
     found = set()
     for pattern in rules.db:
         parts = jsonpath.split(pattern)
@@ -162,6 +164,15 @@ def check_domain(rules: DomainRules, db, folder: Path) -> None:
         other = identify(folder)
         found = _described(other) if other else f"{rules.files.db_label} without {', '.join(missing)}"
         raise InputError(f"{folder}: found {found}, expected {_described(rules.name)}")
+
+
+def has_source(name: str, source: Path | None = None) -> bool:
+    """Whether the source (or the default places) holds `name`'s files."""
+    try:
+        find_domain_dir(name, needed_files(load_rules(name).files), source)
+    except InputError:
+        return False
+    return True
 
 
 def check_sources(names: list[str], source: Path | None = None) -> None:

@@ -59,16 +59,33 @@ def distinct_strings(value) -> set[str]:
     return out
 
 
+CAPS_WORD = re.compile(r"[A-Z]{2,}")
+
+
+def in_caps_phrase(text: str, match: re.Match) -> bool:
+    """A two-letter state code inside an all-caps English phrase is a word ("CARD IN JACKET"),
+    not Indiana: a neighbouring word in capitals says so."""
+    if not CAPS_WORD.fullmatch(match.group()) or len(match.group()) != 2:
+        return False
+    before = text[:match.start()].split()[-1:] or [""]
+    after = text[match.end():].split()[:1] or [""]
+    return any(CAPS_WORD.fullmatch(word.strip(".,;:()")) for word in (*before, *after))
+
+
+def leaks_in(text: str, regex: re.Pattern) -> list[re.Match]:
+    return [m for m in regex.finditer(text) if not in_caps_phrase(text, m)]
+
+
 def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[str]:
     """Source terms left in `data`, each named by its JSON path.  Each distinct text is
     searched once (telecom repeats its texts 2,285 times); paths are found only for hits."""
-    leaking = {text for text in distinct_strings(data) if regex.search(text)}
+    leaking = {text for text in distinct_strings(data) if regex.search(text) and leaks_in(text, regex)}
     errors = []
     if not leaking:
         return errors
     for path, text in strings(data):
         if text in leaking:
-            for match in regex.finditer(text):
+            for match in leaks_in(text, regex):
                 errors.append(f"{file}: {format_path(path)}: source term {match.group()!r} left")
                 if len(errors) >= limit:
                     return errors
