@@ -178,6 +178,9 @@ def test_a_domain_being_built_is_taken_by_name_and_offered_nowhere(tmp_path, mon
 def test_review_all_writes_every_domains_page(tmp_path):
     from jtau import DOMAINS
 
+    from jtau.source import has_source
+
     result = jtau("review", "all", "--out", str(tmp_path))
     assert result.returncode == 0, result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in DOMAINS for s in ("html", "json"))
+    here = [d for d in DOMAINS if has_source(d)]  # banking_knowledge where tau2-bench 1.0.1's data is
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in here for s in ("html", "json"))

@@ -76,7 +76,8 @@ def test_tau2_without_its_data_is_one_line(tmp_path, monkeypatch):
 
 
 def _error(result) -> str:
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    """The one error line (a note that a tau2-bench 1.0.1 domain was left out may precede it)."""
+    lines = [line for line in result.stderr.splitlines() if line.strip() and not line.startswith("note: ")]
     assert result.returncode == 2 and len(lines) == 1 and "Traceback" not in result.stderr, result.stderr
     return lines[0]
 
@@ -103,8 +104,9 @@ def test_all_with_one_domains_folder_is_refused_before_any_work(domains_dir, tmp
     out = tmp_path / "out"
     for command in ("localize", "validate", "verify"):
         line = _error(jtau(command, "all", "--source", str(domains_dir / "airline"), "--out", str(out)))
+        expected = "airline, retail, telecom" + (", banking_knowledge" if (domains_dir / "banking_knowledge").is_dir() else "")
         assert line == (f"error: {domains_dir / 'airline'} (--source): found airline data (db.json: flights, "
-                        "reservations, users), expected the folder holding airline, retail, telecom "
+                        f"reservations, users), expected the folder holding {expected} "
                         "(a tau2-bench data/tau2/domains folder)"), command
     assert not out.exists()  # airline was not written before retail failed
 
@@ -113,5 +115,8 @@ def test_every_domains_own_data_is_recognised(domains_dir):
     from jtau import DOMAINS
     from jtau.source.load import identify
 
-    assert [identify(domains_dir / name) for name in DOMAINS] == list(DOMAINS)
+    from jtau.source import has_source
+
+    here = [name for name in DOMAINS if has_source(name, domains_dir)]  # banking_knowledge: tau2-bench 1.0.1's
+    assert [identify(domains_dir / name) for name in here] == here
     assert identify(domains_dir) is None  # the folder holding them is no one domain
