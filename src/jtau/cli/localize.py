@@ -162,6 +162,24 @@ def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, writte
              f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
 
 
+def files_written(names: list[str]) -> str:
+    """The files a run wrote, a folder of many (banking's 698 documents) as one entry with its count."""
+    folders: dict[str, int] = {}
+    for name in names:
+        if "/" in name:
+            folders[name.split("/", 1)[0]] = folders.get(name.split("/", 1)[0], 0) + 1
+    shown, seen = [], set()
+    for name in names:
+        folder = name.split("/", 1)[0] if "/" in name else None
+        if folder and folders[folder] > 3:
+            if folder not in seen:
+                seen.add(folder)
+                shown.append(f"{folder}/ ({folders[folder]} files)")
+        else:
+            shown.append(name)
+    return ", ".join(shown)
+
+
 def _dry_run(result) -> None:
     t = result.translation
     out_console.print(f"{result.rules.name}: {t.segments} segments, {t.unique} unique templates, {t.hits} in the "
@@ -203,7 +221,7 @@ def _summary(result, target: Path, changed: list[str], check: bool, report: Path
     if check:
         table.add_row("check", Text("output is up to date", "green"))
     else:
-        table.add_row("written", ", ".join(changed) if changed else "nothing changed")
+        table.add_row("written", files_written(changed) if changed else "nothing changed")
     out_console.print(table)
 
 

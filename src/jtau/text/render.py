@@ -66,9 +66,11 @@ class Renderer:
         if kind == "TIMEZONE":
             return self.maps.locale.timezones[value[0]]
         if kind == "MONEY":
-            amount = MONEY_NUMBER.search(entity.surface).group()
-            return format_yen(self.loc.convert("money", str(to_decimal(amount))),
-                              self.maps.locale.currency.suffix)
+            amount = to_decimal(MONEY_NUMBER.search(entity.surface).group())
+            yen = amount * self.maps.locale.currency.rate
+            if yen != yen.to_integral_value():  # a rate below a cent ("1 point = $0.0125"): exact, with decimals
+                return f"{yen.normalize():f}{self.maps.locale.currency.suffix}"
+            return format_yen(self.loc.convert("money", str(amount)), self.maps.locale.currency.suffix)
         if kind == "DATE":
             return self.date(entity.surface)
         if kind == "BANK_WORD":
