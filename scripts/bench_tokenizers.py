@@ -113,7 +113,7 @@ def candidates() -> dict:
     def sudachi(mode):
         def load():
             from sudachipy import Dictionary, SplitMode
-            tokenizer = Dictionary(dict="core").create(getattr(SplitMode, mode))
+            tokenizer = Dictionary(dict="core").tokenizer(mode=getattr(SplitMode, mode))
             return morphological(lambda text: [m.normalized_form() for m in tokenizer.tokenize(text)])
         return load
 

@@ -21,6 +21,7 @@ an environment built after the English one the English documents); `sandbox` is 
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -128,8 +129,6 @@ class QueryEmbedding(BaseInputPreprocessor):
         return f"Instruct: {self.instruction}\nQuery:{text}" if self.instruction else text
 
     def _embed(self, texts: list[str], state: dict[str, Any]) -> np.ndarray:
-        import os
-
         with self._lock:
             if self._client is None:
                 base_url = os.environ.get("JTAU_EMBED_BASE_URL") or state["jtau_embeddings_base_url"]
