@@ -30,7 +30,8 @@ sample, and on the Japanese sample (where it fails).
 The sample is tests/data/banking_ja_sample/ (60 documents translated for this measurement); the
 English originals come from $TAU2_DATA_DIR/tau2/domains/banking_knowledge/documents (tau2-bench
 1.0.1), or --english.  Nothing is downloaded: unidic-lite and sudachidict-core carry their
-dictionaries in the PyPI packages (`pip install fugashi unidic-lite sudachipy sudachidict-core`).
+dictionaries in the PyPI packages (`pip install -e '.[bench-tokenizers]'`; a candidate that is not
+installed is left out with a note).
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ def main() -> int:
         try:
             tokenizers[name] = load()
         except ImportError as exc:
-            print(f"{name}: not installed ({exc.name}): pip install fugashi unidic-lite sudachipy sudachidict-core")
+            print(f"{name}: not installed ({exc.name}): pip install -e '.[bench-tokenizers]'")
             continue
         loads[name] = time.perf_counter() - start
 
