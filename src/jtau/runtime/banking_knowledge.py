@@ -19,14 +19,13 @@ from tau2.data_model.tasks import Task
 from tau2.domains.banking_knowledge.data_model import KnowledgeBase, TransactionalDB
 from tau2.domains.banking_knowledge.retrieval import (
     DEFAULT_RETRIEVAL_VARIANT,
-    build_tools,
     format_all_tools_dense_instructions,
     format_full_knowledge_base,
-    resolve_variant,
 )
 from tau2.domains.banking_knowledge.tools import KnowledgeUserTools
 
 from jtau.maps import EntityMaps
+from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
 from jtau.runtime.overlay import JaEnvironment, descriptions, overlay_class
@@ -99,8 +98,10 @@ class BankingJa:
             db = TransactionalDB.load(str(self.folder / "db.json"))
         if read_log_allowlist is None:
             read_log_allowlist = golden_reads(task)
-        variant = resolve_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, **(retrieval_kwargs or {}))
-        tools = build_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
+        # Japanese retrieval (jtau/retrieval): BM25 on kanji/katakana bigrams, dense search over the
+        # embeddings of the Japanese documents (`jtau banking embed`), grep and shell as tau2's
+        variant = ja_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, **(retrieval_kwargs or {}))
+        tools = build_ja_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
         tools.__class__ = japanese_tools(type(tools))  # the same toolkit, described in Japanese
         user_tools = KnowledgeUserTools(db)
         user_tools.__class__ = japanese_tools(KnowledgeUserTools)
