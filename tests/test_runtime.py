@@ -62,8 +62,11 @@ def test_fees_are_in_yen(airline_ja):
 def test_registry_entry_point_runs_a_task_from_tau2s_side():
     from tau2.registry import registry
 
+    from conftest import banking_here
+
     assert register(ROOT, registry) == ["airline_ja", "retail_ja", "telecom_ja", "telecom-workflow_ja",
-                                        "telecom_full_ja", "telecom_small_ja"]
+                                        "telecom_full_ja", "telecom_small_ja"] + (
+        ["banking_knowledge_ja"] if banking_here() else [])
     assert "airline_ja" in registry.get_domains()
     tasks = registry.get_tasks_loader("airline_ja")("base")
     task = next(t for t in tasks if t.id == "8")
@@ -231,10 +234,16 @@ def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
         assert f"{summary} tasks commute" in result.stdout
     assert "jtau verify airline" in result.stdout  # 50 rows: the table of every task
     assert "jtau verify telecom" not in result.stdout  # 2,285 rows and no problem: no table
+    from conftest import banking_here
+
+    banking = banking_here()
+    tasks, names = ("2,546", "airline, retail, telecom, banking_knowledge") if banking else \
+        ("2,449", "airline, retail, telecom")
     assert result.stdout.splitlines()[-1] == (  # one line of result, and what to do next
-        "verify all: every task commutes (2,449 tasks in airline, retail, telecom); next: jtau tau2 run --domain "
+        f"verify all: every task commutes ({tasks} tasks in {names}); next: jtau tau2 run --domain "
         "airline_ja --user user_simulator_ja --agent-llm MODEL --user-llm MODEL (an agent on J-tau)")
-    assert {d: len(checks) for d, checks in by_domain.items()} == {"airline": 51, "retail": 115, "telecom": 2286}
+    assert {d: len(checks) for d, checks in by_domain.items()} == {
+        "airline": 51, "retail": 115, "telecom": 2286, **({"banking_knowledge": 98} if banking else {})}
     refused = jtau("verify", "all", "--task", "1")
     assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr
 
