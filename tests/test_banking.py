@@ -1,0 +1,98 @@
+"""banking_knowledge on the real tau2-bench 1.0.1 data: the committed J-tau domain replays, the
+locale boundary is its own inverse on the whole db, and bad input stops with the file and path
+(exit 2, nothing written).  Skipped where tau2-bench 1.0.1 and its data are not installed."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import ROOT, banking_here, jtau
+
+pytestmark = pytest.mark.skipif(not banking_here(), reason="tau2-bench 1.0.1 with its data (TAU2_DATA_DIR) only")
+OUT = ROOT / "data" / "domains" / "banking_knowledge"
+
+
+@pytest.fixture
+def source(tmp_path):
+    """A copy of the banking_knowledge source, to break on purpose."""
+    from jtau.source.discover import default_domains_dir
+
+    folder, _ = default_domains_dir()
+    copy = tmp_path / "domains" / "banking_knowledge"
+    shutil.copytree(folder / "banking_knowledge", copy)
+    return copy
+
+
+def test_golden_actions_commute_on_tasks_of_every_kind():
+    """A discoverable write with JSON-string arguments (task_026), a customer's own call
+    (task_003), an id hashed from localized arguments (task_050), a fee keyed by product (task_061)."""
+    result = jtau("verify", "banking_knowledge", "--task", "task_003", "--task", "task_026", "--task", "task_050",
+                  "--task", "task_061")
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    assert "banking_knowledge: 4/4 tasks commute" in result.stdout
+
+
+def test_the_boundary_is_its_own_inverse_on_the_whole_db():
+    """J-tau's db in the source's form and back is J-tau's db, value for value; in the source's
+    form it holds dollars, English product names and MM/DD/YYYY dates."""
+    from tau2.domains.banking_knowledge.data_model import TransactionalDB
+
+    from jtau.maps import load_maps
+    from jtau.rules import load_rules
+    from jtau.runtime.banking_boundary import Boundary
+
+    boundary = Boundary(load_maps(ROOT / "entity_maps"), load_rules("banking_knowledge"))
+    db = TransactionalDB.load(str(OUT / "db.json"))
+    before = db.model_dump()
+    boundary.db_to_source(db)
+    view = db.model_dump()
+    card = view["credit_card_accounts"]["data"]["cc_lj82d4f1a9_silver"]
+    assert card["current_balance"] == "$842.15" and card["card_type"] == "Silver Rewards Card"
+    assert card["date_of_account_open"] == "05/20/2024"
+    boundary.db_to_ja(db)
+    assert db.model_dump() == before
+
+
+def test_a_document_citing_a_tool_the_toolkit_lacks_is_refused(source, tmp_path):
+    path = source / "documents" / "doc_bank_accounts_bank_accounts_(general)_001.json"
+    document = json.loads(path.read_text())
+    document["content"] = document["content"].replace("open_bank_account_4821", "open_bank_account_9999")
+    path.write_text(json.dumps(document))
+    result = jtau("localize", "banking_knowledge", "--source", str(source.parent), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "not in the toolkit" in result.stderr
+    assert "doc_bank_accounts_bank_accounts_(general)_001.json: content: 'open_bank_account_9999'" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_date_in_a_format_the_rules_do_not_name_is_refused(source, tmp_path):
+    db = json.loads((source / "db.json").read_text())
+    db["users"]["data"]["123"]["date_of_birth"] = "March 15, 1992"
+    (source / "db.json").write_text(json.dumps(db))
+    result = jtau("localize", "banking_knowledge", "--source", str(source.parent), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2
+    assert "db.json: users.data.123.date_of_birth: date_mdy 'March 15, 1992'" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_amount_not_exact_in_yen_is_refused(source, tmp_path):
+    db = json.loads((source / "db.json").read_text())
+    record = next(iter(db["credit_card_transaction_history"]["data"].values()))
+    record["transaction_amount"] = "$1.005"
+    (source / "db.json").write_text(json.dumps(db))
+    result = jtau("localize", "banking_knowledge", "--source", str(source.parent), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "'$1.005'" in result.stderr and "not a whole amount" in result.stderr
+
+
+def test_a_product_map_that_is_not_one_to_one_is_refused(project):
+    path = project / "entity_maps" / "catalog.yaml"
+    text = path.read_text()
+    assert "Silver Rewards Card: " in text
+    path.write_text(text.replace("Silver Rewards Card: シルバーリワードカード", "Silver Rewards Card: ゴールドリワードカード"))
+    result = jtau("maps", "check", root=project)
+    assert result.returncode == 2
+    assert "banking_products: 'Silver Rewards Card' and 'Gold Rewards Card' both map to" in result.stderr \
+        or "banking_products: 'Gold Rewards Card' and 'Silver Rewards Card' both map to" in result.stderr
