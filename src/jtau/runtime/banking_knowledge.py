@@ -66,6 +66,18 @@ class BankingEnvironment(JaEnvironment):
         return response
 
 
+DENSE = re.compile(r"The `KB_search_dense` tool uses \*\*(?P<provider>.+?)\*\* with embedding model `(?P<model>.+?)` for dense retrieval\.")
+
+
+def dense_instructions(variant) -> str:
+    """tau2's sentence naming the dense search backend of the all-tools prompt, in Japanese."""
+    english = format_all_tools_dense_instructions(variant)
+    match = DENSE.fullmatch(english)
+    if not match:
+        return english
+    return f"`KB_search_dense` ツールは、埋め込みモデル `{match['model']}`（**{match['provider']}**）による密ベクトル検索を行います。"
+
+
 @functools.cache
 def japanese_tools(base: type) -> type:
     """A toolkit class of tau2's banking_knowledge (composed per retrieval configuration) with
@@ -124,9 +136,9 @@ class BankingJa:
             documents.update({d.title: d for d in documents.values()})
             found = [documents[ref] for ref in (task.required_documents or [] if task else []) if ref in documents]
             text = text.replace("{{required_documents}}", "\n\n---\n\n".join(
-                f"## {d.title}\n\n{d.content}" for d in found) or "(No documents provided)")
+                f"## {d.title}\n\n{d.content}" for d in found) or "（提供された資料はありません）")
         if variant.kb_search_bm25 is not None and variant.kb_search_dense is not None:
-            text = text.replace("{{all_tools_dense_instructions}}", format_all_tools_dense_instructions(variant))
+            text = text.replace("{{all_tools_dense_instructions}}", dense_instructions(variant))
         return text
 
     def get_tasks(self, task_split_name: str | None = None) -> list[Task]:
