@@ -49,7 +49,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
 
     def suspend_line(self, customer_id, line_id, reason):
         result = TelecomTools.suspend_line(self, customer_id, line_id, reason)
-        result["message"] = f"回線の利用を停止しました。保留手数料として月額{holding_fee}がかかります。"
+        result["message"] = f"回線の利用を停止しました。利用停止手数料として月額{holding_fee}がかかります。"
         return result
 
     def refuel_data(self, customer_id, line_id, gb_amount):
