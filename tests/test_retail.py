@@ -3,6 +3,7 @@ validator: entities, exact yen, the catalog, lookups and their near misses."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from decimal import Decimal
@@ -218,3 +219,25 @@ def test_a_catalog_word_inside_a_longer_catalog_phrase_is_not_a_hint_of_its_own(
     assert hints("You want a lamp powered by battery.")["battery"] == "電池"
     task_75 = retail.domain.tasks[75]["user_scenario"]["instructions"]["reason_for_call"]
     assert "電池" not in task_75 and "連続再生時間" in task_75  # no gloss written for the check's sake
+
+
+def test_a_customer_quoting_a_cancellation_reason_quotes_the_policys_literal(retail):
+    """Issue 24 review: task 90 quoted 「もう必要なくなった」「間違えて注文した」 where the policy defines
+    「不要になった」（`no longer needed`）「誤って注文した」（`ordered by mistake`）."""
+    policy = retail.outputs["policy.md"].decode()
+    defined = dict((lit, ja) for ja, lit in re.findall(r"「([^」]+)」（`([^`]+)`）", policy))
+    assert defined["no longer needed"] == "不要になった" and defined["ordered by mistake"] == "誤って注文した"
+    tasks = {t["id"]: t for t in retail.domain.tasks}
+    reason = tasks["90"]["user_scenario"]["instructions"]["reason_for_call"]
+    assert re.findall(r"「([^」]+)」という理由", reason) == ["不要になった", "誤って注文した"]
+    texts = [json.dumps(t["user_scenario"], ensure_ascii=False) for t in retail.domain.tasks]
+    assert not [t for t in texts if re.search("間違えて(商品を)?注文|もう必要な", t)]
+    reasons = {r"no longer need": "不要にな", r"ordered (?:\w+ ){0,3}by mistake": "誤って注文し"}
+    checked = 0
+    for source, target in zip(retail.source.tasks, texts):
+        english = json.dumps(source["user_scenario"])
+        for words, ja in reasons.items():
+            if re.search(words, english):
+                checked += 1
+                assert ja in target, (source["id"], english[:200], target[:300])
+    assert checked >= 8
