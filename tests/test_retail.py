@@ -241,3 +241,19 @@ def test_a_customer_quoting_a_cancellation_reason_quotes_the_policys_literal(ret
                 checked += 1
                 assert ja in target, (source["id"], english[:200], target[:300])
     assert checked >= 8
+
+
+def test_every_address_in_text_is_written_as_a_japanese_address(retail):
+    """Issue 24 review: 「東京都千代田区、紅葉台9-4-3（郵便番号101-0032）」 is an English address in Japanese
+    words; a Japanese one reads 〒101-0032 東京都千代田区紅葉台9-4-3 (building and room after a space)."""
+    street = re.compile(r"[一-龥ぁ-んァ-ヶー]+(?!\d{3}-\d{4}(?!\d))\d{1,3}(?:-\d{1,3}){1,3}(?![\d-])")  # 紅葉台9-4-3
+    written = re.compile(r"〒\d{3}-\d{4} [^\s、「」（）]*?(" + street.pattern + ")")
+    seen = 0
+    for task in retail.domain.tasks:
+        text = json.dumps([task["user_scenario"]["instructions"], (task.get("evaluation_criteria") or {}).get("nl_assertions")],
+                          ensure_ascii=False)  # the text fields (communicate_info and actions hold values)
+        for m in street.finditer(text):
+            seen += 1
+            assert any(w.start(1) == m.start() for w in written.finditer(text)), text[max(0, m.start() - 60):m.end() + 30]
+        assert not re.search("、(?:" + street.pattern + ")", text)
+    assert seen >= 4
