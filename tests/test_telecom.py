@@ -90,7 +90,7 @@ def test_telecom_ja_writes_yen_into_bills():
                                        arguments={"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}))
     assert not result.error and "400円" in result.content and "$" not in result.content
     bill = next(b for b in env.tools.db.bills if b.bill_id == "B1003")
-    assert bill.line_items[-1].description == "データ追加: 2.0 GB（1 GBあたり200円）"
+    assert bill.line_items[-1].description == "データ追加：2.0GB（1GBあたり200円）"
     described = {t.name: t.openai_schema["function"]["description"] for t in env.get_tools()}
     assert "請求書" in described["send_payment_request"]
     workflow = jtau_domains(ROOT)["telecom_ja"].get_workflow_environment()

@@ -63,7 +63,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
         target_line.data_refueling_gb += gb_amount
         self._apply_one_time_charge(customer_id, charge_amount,
                                     refuel_item.render(gb=gb_amount, price=yen(plan.data_refueling_price_per_gb)))
-        return {"message": f"回線{line_id}に{gb_amount} GBのデータを追加しました。料金は{yen(charge_amount)}です。",
+        return {"message": f"回線{line_id}に{gb_amount}GBのデータを追加しました。料金は{yen(charge_amount)}です。",
                 "new_data_refueling_gb": target_line.data_refueling_gb, "charge": charge_amount}
 
     def suspend_line_for_overdue_bill(self, customer_id, line_id, new_bill_id, contract_ended):
