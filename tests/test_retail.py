@@ -257,3 +257,21 @@ def test_every_address_in_text_is_written_as_a_japanese_address(retail):
             assert any(w.start(1) == m.start() for w in written.finditer(text)), text[max(0, m.start() - 60):m.end() + 30]
         assert not re.search("、(?:" + street.pattern + ")", text)
     assert seen >= 4
+
+
+def test_an_option_may_render_a_value_its_own_way(retail):
+    """Issue 24 review: the shade "medium" read 「肌の色: 中」 (the global medium -> 中); the catalog's
+    option_overrides give a makeup shade its cosmetics word, everywhere the option is named."""
+    from jtau.swap.localizer import Localizer
+
+    db = json.loads(retail.outputs["db.json"])
+    options = [v["options"] for p in db["products"].values() for v in p["variants"].values()]
+    options += [i["options"] for o in db["orders"].values() for i in o["items"]]
+    assert {o["肌の色"] for o in options if "肌の色" in o} == {"ライト", "ミディアム", "ダーク"}
+    assert {o["明るさ"] for o in options if "明るさ" in o} >= {"中"}  # a lamp's medium is still 中
+    loc = Localizer(retail.maps)
+    assert loc.option_value("medium", "skin tone") == "ミディアム" and loc.option_value("medium", "brightness") == "中"
+    text = json.dumps([t["user_scenario"] for t in retail.domain.tasks], ensure_ascii=False)
+    assert "'肌の色': 'ライト'" in text and not re.search("肌の色': '(?:明るめ|中|暗め)'", text)
+    from conftest import ROOT
+    assert "Pounds, feet and US shoe sizes are kept" in (ROOT / "entity_maps" / "catalog.yaml").read_text()
