@@ -3,6 +3,7 @@ validator: entities, exact yen, the catalog, lookups and their near misses."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from decimal import Decimal
@@ -218,3 +219,59 @@ def test_a_catalog_word_inside_a_longer_catalog_phrase_is_not_a_hint_of_its_own(
     assert hints("You want a lamp powered by battery.")["battery"] == "電池"
     task_75 = retail.domain.tasks[75]["user_scenario"]["instructions"]["reason_for_call"]
     assert "電池" not in task_75 and "連続再生時間" in task_75  # no gloss written for the check's sake
+
+
+def test_a_customer_quoting_a_cancellation_reason_quotes_the_policys_literal(retail):
+    """Issue 24 review: task 90 quoted 「もう必要なくなった」「間違えて注文した」 where the policy defines
+    「不要になった」（`no longer needed`）「誤って注文した」（`ordered by mistake`）."""
+    policy = retail.outputs["policy.md"].decode()
+    defined = dict((lit, ja) for ja, lit in re.findall(r"「([^」]+)」（`([^`]+)`）", policy))
+    assert defined["no longer needed"] == "不要になった" and defined["ordered by mistake"] == "誤って注文した"
+    tasks = {t["id"]: t for t in retail.domain.tasks}
+    reason = tasks["90"]["user_scenario"]["instructions"]["reason_for_call"]
+    assert re.findall(r"「([^」]+)」という理由", reason) == ["不要になった", "誤って注文した"]
+    texts = [json.dumps(t["user_scenario"], ensure_ascii=False) for t in retail.domain.tasks]
+    assert not [t for t in texts if re.search("間違えて(商品を)?注文|もう必要な", t)]
+    reasons = {r"no longer need": "不要にな", r"ordered (?:\w+ ){0,3}by mistake": "誤って注文し"}
+    checked = 0
+    for source, target in zip(retail.source.tasks, texts):
+        english = json.dumps(source["user_scenario"])
+        for words, ja in reasons.items():
+            if re.search(words, english):
+                checked += 1
+                assert ja in target, (source["id"], english[:200], target[:300])
+    assert checked >= 8
+
+
+def test_every_address_in_text_is_written_as_a_japanese_address(retail):
+    """Issue 24 review: 「東京都千代田区、紅葉台9-4-3（郵便番号101-0032）」 is an English address in Japanese
+    words; a Japanese one reads 〒101-0032 東京都千代田区紅葉台9-4-3 (building and room after a space)."""
+    street = re.compile(r"[一-龥ぁ-んァ-ヶー]+(?!\d{3}-\d{4}(?!\d))\d{1,3}(?:-\d{1,3}){1,3}(?![\d-])")  # 紅葉台9-4-3
+    written = re.compile(r"〒\d{3}-\d{4} [^\s、「」（）]*?(" + street.pattern + ")")
+    seen = 0
+    for task in retail.domain.tasks:
+        text = json.dumps([task["user_scenario"]["instructions"], (task.get("evaluation_criteria") or {}).get("nl_assertions")],
+                          ensure_ascii=False)  # the text fields (communicate_info and actions hold values)
+        for m in street.finditer(text):
+            seen += 1
+            assert any(w.start(1) == m.start() for w in written.finditer(text)), text[max(0, m.start() - 60):m.end() + 30]
+        assert not re.search("、(?:" + street.pattern + ")", text)
+    assert seen >= 4
+
+
+def test_an_option_may_render_a_value_its_own_way(retail):
+    """Issue 24 review: the shade "medium" read 「肌の色: 中」 (the global medium -> 中); the catalog's
+    option_overrides give a makeup shade its cosmetics word, everywhere the option is named."""
+    from jtau.swap.localizer import Localizer
+
+    db = json.loads(retail.outputs["db.json"])
+    options = [v["options"] for p in db["products"].values() for v in p["variants"].values()]
+    options += [i["options"] for o in db["orders"].values() for i in o["items"]]
+    assert {o["肌の色"] for o in options if "肌の色" in o} == {"ライト", "ミディアム", "ダーク"}
+    assert {o["明るさ"] for o in options if "明るさ" in o} >= {"中"}  # a lamp's medium is still 中
+    loc = Localizer(retail.maps)
+    assert loc.option_value("medium", "skin tone") == "ミディアム" and loc.option_value("medium", "brightness") == "中"
+    text = json.dumps([t["user_scenario"] for t in retail.domain.tasks], ensure_ascii=False)
+    assert "'肌の色': 'ライト'" in text and not re.search("肌の色': '(?:明るめ|中|暗め)'", text)
+    from conftest import ROOT
+    assert "Pounds, feet and US shoe sizes are kept" in (ROOT / "entity_maps" / "catalog.yaml").read_text()

@@ -54,7 +54,7 @@ def test_fees_are_in_yen(airline_ja):
                 total_baggages=1, nonfree_baggages=1, insurance="yes")
     card = next(k for k, m in env.tools.db.users[user].payment_methods.items() if m.source == "credit_card")
     short = call(env, "book_reservation", payment_methods=[{"payment_id": card, "amount": fare + 30 + 50}], **args)
-    assert short.error and f"合計金額 {fare + 8000}、" in short.content
+    assert short.error and f"合計金額{fare + 8000}、" in short.content
     booked = call(env, "book_reservation", payment_methods=[{"payment_id": card, "amount": fare + 8000}], **args)
     assert not booked.error and json.loads(booked.content)["payment_history"][0]["amount"] == fare + 8000
 
@@ -277,18 +277,18 @@ def test_every_tool_error_of_tau2_reads_in_japanese_with_its_values():
     for message, module in messages.items():
         sample = re.sub(r"\{[^}]+\}", "X_1", message)  # an id, date or amount where tau2 writes one
         japanese = japanese_error(f"Error: {sample}")
-        assert japanese.startswith("エラー: ") and re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), (module, message)
+        assert japanese.startswith("エラー：") and re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), (module, message)
         assert japanese.count("X_1") == sample.count("X_1"), (module, message)
 
 
 def test_a_failed_tool_call_reads_in_japanese_and_is_still_an_error(airline_ja):
     env = airline_ja.get_environment()
     missing = call(env, "get_user_details", user_id="nobody_1")
-    assert missing.error and missing.content == "エラー: ユーザー nobody_1 が見つかりません"
+    assert missing.error and missing.content == "エラー：ユーザーnobody_1が見つかりません"
     unknown = call(env, "get_flight_status", flight_number="HAT001", date="2099-01-01")
-    assert unknown.error and unknown.content == "エラー: 2099-01-01 の便 HAT001 が見つかりません"
+    assert unknown.error and unknown.content == "エラー：2099-01-01の便HAT001が見つかりません"
     misnamed = call(env, "get_user_details", user="nobody_1")
     assert misnamed.error and misnamed.content == \
-        "エラー: AirlineTools.get_user_details() に想定外の引数 'user' が渡されました"
+        "エラー：AirlineTools.get_user_details() に想定外の引数 'user' が渡されました"
     forgotten = call(env, "get_user_details")
-    assert forgotten.content == "エラー: AirlineTools.get_user_details() に必須の引数 'user_id' がありません"
+    assert forgotten.content == "エラー：AirlineTools.get_user_details() に必須の引数 'user_id' がありません"

@@ -111,4 +111,4 @@ def test_get_item_details_on_both_runtimes_and_in_japanese():
     found = env.get_response(ToolCall(id="1", name="get_item_details", arguments={"item_id": "4107812777"}))
     assert not found.error and json.loads(found.content)["item_id"] == "4107812777"
     missing = env.get_response(ToolCall(id="2", name="get_item_details", arguments={"item_id": "nothing"}))
-    assert missing.error and missing.content == "エラー: 商品が見つかりません"
+    assert missing.error and missing.content == "エラー：商品が見つかりません"

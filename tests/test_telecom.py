@@ -90,7 +90,7 @@ def test_telecom_ja_writes_yen_into_bills():
                                        arguments={"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}))
     assert not result.error and "400円" in result.content and "$" not in result.content
     bill = next(b for b in env.tools.db.bills if b.bill_id == "B1003")
-    assert bill.line_items[-1].description == "データ追加: 2.0 GB（1 GBあたり200円）"
+    assert bill.line_items[-1].description == "データ追加：2.0GB（1GBあたり200円）"
     described = {t.name: t.openai_schema["function"]["description"] for t in env.get_tools()}
     assert "請求書" in described["send_payment_request"]
     workflow = jtau_domains(ROOT)["telecom_ja"].get_workflow_environment()
@@ -150,3 +150,33 @@ def test_a_task_phone_missing_from_the_map_is_reported_with_its_path(tmp_path, d
     assert result.returncode == 2
     assert "[5].initial_state.initialization_actions[0].arguments.phone_number" in result.stderr.replace("\n", "")
     assert not (tmp_path / "out").exists()
+
+
+def test_goodwill_credit_and_the_suspension_fee_have_one_japanese_name_everywhere(telecom):
+    """Issue 24 review: 好意的クレジット is no telecom word; one fee had three names (回線停止手数料 in
+    bill lines, 利用停止 in the texts, 保留手数料 in suspend_line's message)."""
+    from tau2.data_model.message import ToolCall
+
+    from jtau.glossary import load_glossary
+    from jtau.runtime.tau2_entry import jtau_domains
+
+    terms = load_glossary(ROOT / "glossaries" / "ja.yaml").terms
+    assert terms["goodwill credit"].ja == "お詫び割引" and terms["suspension fee"].ja == "利用停止手数料"
+    assert terms["suspension"].ja == "利用停止" and "holding fee" in terms["suspension fee"].variants
+    memory = [json.loads(line) for line in (ROOT / "data" / "tm" / "telecom.jsonl").read_text().splitlines()]
+    wrong = re.compile("好意的|回線停止|保留手数料")
+    assert not [e["target"] for e in memory if wrong.search(e["target"])]
+    assert any("お詫び割引" in e["target"] for e in memory if "goodwill credit" in e["source"])
+    assert not [name for name, data in telecom.outputs.items() if wrong.search(data.decode("utf-8"))]
+    bills = [i["description"] for b in tomllib.loads(telecom.outputs["db.toml"].decode())["bills"] for i in b["line_items"]]
+    assert any(d.startswith("利用停止手数料 - 回線 ") for d in bills)
+    env = jtau_domains(ROOT)["telecom_ja"].get_environment()
+    line = next(x for x in env.tools.db.lines if x.status == "Active")
+    customer = next(c for c in env.tools.db.customers if line.line_id in c.line_ids)
+    result = env.get_response(ToolCall(id="1", name="suspend_line", requestor="assistant",
+                                       arguments={"customer_id": customer.customer_id, "line_id": line.line_id,
+                                                  "reason": "travel"}))
+    assert not result.error and "利用停止手数料として月額500円" in result.content
+    tool_texts = "".join((ROOT / "src" / "jtau" / "runtime" / n).read_text()
+                         for n in ("telecom_tools.ja.yaml", "telecom_user_tools.ja.yaml", "tool_errors.ja.yaml"))
+    assert not wrong.search(tool_texts) and "利用停止" in tool_texts

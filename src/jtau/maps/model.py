@@ -114,6 +114,9 @@ class Catalog(Strict):
     option_names: dict[str, str]
     option_values: dict[str, str]
     value_aliases: dict[str, str] = Field(default_factory=dict)  # task wording -> value
+    # option name -> value -> rendering where one option reads its value otherwise than the global
+    # table (a makeup shade "medium" is ミディアム, a desk lamp's brightness "medium" 中)
+    option_overrides: dict[str, dict[str, str]] = Field(default_factory=dict)
     plans: dict[str, str] = Field(default_factory=dict)      # telecom plan names
     banking_products: dict[str, str] = Field(default_factory=dict)  # banking_knowledge cards, accounts, plans
     devices: dict[str, str] = Field(default_factory=dict)    # telecom device models

@@ -92,7 +92,7 @@ class JapaneseJson:
     """Tool results as the agent reads them: tau2 dumps them with `json.dumps` defaults, which
     writes every Japanese character as a \\uXXXX escape ("\\u9ad8\\u6a4b" for 高橋).  A J-tau
     agent reads the characters themselves; the values are unchanged.  A failed call reads
-    "エラー: ..." in Japanese (tool_errors.py)."""
+    "エラー：..." in Japanese (tool_errors.py)."""
 
     @classmethod
     def to_json_str(cls, resp) -> str:

@@ -49,7 +49,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
 
     def suspend_line(self, customer_id, line_id, reason):
         result = TelecomTools.suspend_line(self, customer_id, line_id, reason)
-        result["message"] = f"回線の利用を停止しました。保留手数料として月額{holding_fee}がかかります。"
+        result["message"] = f"回線の利用を停止しました。利用停止手数料として月額{holding_fee}がかかります。"
         return result
 
     def refuel_data(self, customer_id, line_id, gb_amount):
@@ -63,7 +63,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
         target_line.data_refueling_gb += gb_amount
         self._apply_one_time_charge(customer_id, charge_amount,
                                     refuel_item.render(gb=gb_amount, price=yen(plan.data_refueling_price_per_gb)))
-        return {"message": f"回線{line_id}に{gb_amount} GBのデータを追加しました。料金は{yen(charge_amount)}です。",
+        return {"message": f"回線{line_id}に{gb_amount}GBのデータを追加しました。料金は{yen(charge_amount)}です。",
                 "new_data_refueling_gb": target_line.data_refueling_gb, "charge": charge_amount}
 
     def suspend_line_for_overdue_bill(self, customer_id, line_id, new_bill_id, contract_ended):

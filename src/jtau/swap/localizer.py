@@ -213,6 +213,12 @@ class Localizer:
                 return f"{first}{last}{digits}@{domain}"
         raise Unmapped("email", value, "local part is not built from names of people.yaml")
 
+    def option_value(self, value, option: str):
+        """The value of option `option` (its English name): the option's own rendering if the
+        catalog gives one (option_overrides), else the global one."""
+        own = self.maps.catalog.option_overrides.get(option, {})
+        return own[value] if isinstance(value, str) and value in own else self.convert("option_value", value)
+
     def option_wording(self, value):
         """How a task words an option value ("full" for the keyboard's "full size")."""
         catalog = self.maps.catalog

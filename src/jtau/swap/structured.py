@@ -45,7 +45,10 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
             if container[key] is None:  # an optional value not set (tau2 dumps it as null)
                 continue
             try:
-                container[key] = loc.convert(kind, container[key])
+                if kind == "option_value" and isinstance(key, str):  # key: the option's English name
+                    container[key] = loc.option_value(container[key], key)
+                else:
+                    container[key] = loc.convert(kind, container[key])
             except Unmapped as exc:
                 problems.append(Problem(file, prefix + path, kind, exc.value, exc.reason))
     for pattern, kind in renames:

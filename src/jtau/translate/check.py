@@ -13,6 +13,7 @@ JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9]|[A-Za-z]")
 MARKUP = ("**", "`")
 CODE_SPAN = re.compile(r"`([^`\n]+)`")
+QUOTED = re.compile(r"「([^」\n]+)」")  # a customer quotes what the phone shows: 「Excellent」, not `Excellent`
 
 
 def code_like(word: str) -> bool:
@@ -26,12 +27,14 @@ QUOTED_MAX = 40
 def without_literals(text: str, literals: frozenset[str], source: str = "") -> str:
     """Drop code spans that hold an enum literal (`basic_economy`), or a short string the
     source has verbatim (a status-bar text such as `📶¹ Poor`, a tool call): a translation
-    may keep them beside the Japanese, so the agent knows what a tool takes or shows.  A longer
+    may keep them beside the Japanese, so the agent knows what a tool takes or shows (an enum
+    literal may also stand in 「」, as a customer quotes a screen without code marks).  A longer
     copied span must look like code (a call, an identifier), not an English sentence."""
     def keep(span: str) -> bool:
         copied = "{" not in span and span in source  # a tool call or a string a tool shows
         return span in literals or (copied and (len(span) <= QUOTED_MAX or any(c in span for c in "_(=")))
 
+    text = QUOTED.sub(lambda m: "「 」" if m[1] in literals else m[0], text)
     return CODE_SPAN.sub(lambda m: " " if keep(m[1]) else m[0], text)
 
 

@@ -8,6 +8,7 @@ templates share one key), in batches; with `offline` they are an error instead.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from jtau.errors import CheckFailed, InputError
@@ -32,6 +33,11 @@ class Stats:
     pending_chars: int = 0
     pending_requests: int = 0
     warnings: list[str] = field(default_factory=list)
+
+
+# A colon after a placeholder that ends a label ("Travel insurance: " -> 旅行保険: ) is written
+# full-width in Japanese, as the translated labels are (手荷物と保険の変更：).
+LABEL_COLON = re.compile(r"(?<=\}):(?=\s|$)")
 
 
 def needs_translation(template: Template) -> bool:
@@ -112,5 +118,5 @@ class Translator:
 
     def target(self, template: Template, kind: str) -> str:
         if not needs_translation(template):
-            return template.text
+            return LABEL_COLON.sub("：", template.text) if self.locale.startswith("ja") else template.text
         return self.targets.get(self.key(template, kind), template.text)
