@@ -205,17 +205,15 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
                         repairs, text, translator, timings, text_fields=len(text.fields))
 
 
-CITED_TOOL = re.compile(r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)*_\d{4}\b")  # numbered tool names: open_bank_account_4821
-
-
 def check_cited_tools(source, rules) -> None:
-    """Every numbered tool a document cites is one of the toolkit's (or one the rules list as
-    cited but absent upstream): else the documents and the toolkit disagree (exit 2)."""
-    if not rules.toolkit:
+    """Every tool a document cites (rules `cited_tool`: a pattern) is one of the toolkit's (or
+    one the rules list as cited but absent upstream): else documents and toolkit disagree (exit 2)."""
+    if not rules.cited_tool:
         return
+    cited = re.compile(rules.cited_tool)
     known = {*rules.toolkit, *rules.absent_tools}
     unknown = [f"{name}: {key}: {tool!r}" for name, document in source.documents.items()
-               for key in rules.documents for tool in CITED_TOOL.findall(document.get(key) or "")
+               for key in rules.documents for tool in cited.findall(document.get(key) or "")
                if tool not in known]
     if unknown:
         raise InputError(f"{len(unknown)} tool names the documents cite are not in the toolkit "

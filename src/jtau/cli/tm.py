@@ -19,7 +19,6 @@ from jtau.cli.common import (
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
-from jtau.listing import first
 
 PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
 

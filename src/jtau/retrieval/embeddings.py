@@ -25,7 +25,6 @@ the repr of `Endpoint`, not in the file.
 
 from __future__ import annotations
 
-import email.utils
 import hashlib
 import json
 import os
@@ -40,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from jtau.errors import InputError
+from jtau.translate.client import retry_after
 
 __all__ = ["Endpoint", "Settings", "Client", "Embeddings", "load_documents", "doc_hash", "build", "dump",
            "write", "load", "default_file"]
@@ -167,25 +167,6 @@ class Client:
         if self.endpoint.api_key:
             message = message.replace(self.endpoint.api_key, "***")
         return f": {message}"
-
-
-def retry_after(headers) -> float | None:
-    """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms."""
-    if headers.get("retry-after-ms"):
-        try:
-            return float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
 
 
 def vectors(data, count: int, dimension: int | None) -> np.ndarray:

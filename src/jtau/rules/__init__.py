@@ -107,6 +107,7 @@ class DomainRules(BaseModel):
     text_lexicon: Literal["shared", "banking"] = "shared"
     sentinels: list[str] = Field(default_factory=list)  # values kept as they are whatever their path's kind
     toolkit: list[str] = Field(default_factory=list)       # tool names the documents may cite
+    cited_tool: str | None = None                          # how a document cites a tool (a regex)
     # the memory does not cover the domain's text yet (translation in progress): --offline keeps
     # the missing segments English, and localize's summary counts them
     memory_partial: bool = False

@@ -72,7 +72,7 @@ def adapt_task(task: dict) -> dict:
     if is_tau3():
         return task
     criteria = task.get("evaluation_criteria")
-    if not isinstance(criteria, dict) or "reward_basis" not in criteria and "issues" not in task:
+    if "issues" not in task and not (isinstance(criteria, dict) and "reward_basis" in criteria):
         return task
     task = {key: value for key, value in task.items() if key != "issues"}
     if isinstance(criteria, dict):

@@ -19,6 +19,9 @@ class RuntimeDomain:
     name: str                   # the J-tau domain's name in tau2's registry (airline_ja)
     db_models: dict[str, str]   # db part ("" for a one-file db) -> tau2's model, "module:Class"
     shares_records: bool = False  # tools change records only after a key lookup (runtime/shared_db.py)
+    # "module:function" giving both sides' environment options for a task in verify (banking's
+    # golden read allowlist), or None
+    verify_options: str | None = None
 
     def ja(self, folder: Path, maps: EntityMaps, rules: DomainRules):
         module = importlib.import_module(f"jtau.runtime.{self.source}")
@@ -34,13 +37,11 @@ class RuntimeDomain:
             return False
 
     def env_options(self, task) -> dict:
-        """What both sides' environments take for `task` in `jtau verify` (banking_knowledge:
-        the golden read allowlist, the plain toolkit)."""
-        if self.source != "banking_knowledge":
+        """What both sides' environments take for `task` in `jtau verify` (`verify_options`)."""
+        if self.verify_options is None:
             return {}
-        from jtau.runtime.banking_knowledge import source_options
-
-        return source_options(task)
+        module, function = self.verify_options.split(":")
+        return getattr(importlib.import_module(module), function)(task)
 
     def source_environment(self):
         from jtau.runtime.compat import source_environment
@@ -80,5 +81,6 @@ RUNTIME = {
         "user_db": "tau2.domains.telecom.user_data_model:TelecomUserDB"}),
     # tau2-bench 1.0.1 only; its tools change records they find by iterating (no shared records)
     "banking_knowledge": RuntimeDomain("banking_knowledge", "banking_knowledge_ja", {
-        "": "tau2.domains.banking_knowledge.data_model:TransactionalDB"}),
+        "": "tau2.domains.banking_knowledge.data_model:TransactionalDB"},
+        verify_options="jtau.runtime.banking_knowledge:source_options"),
 }

@@ -81,6 +81,7 @@ class Transient(Exception):
 
 
 def retry_after(headers) -> float | None:
+    """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms; None without one."""
     if headers is None:
         return None
     if headers.get("retry-after-ms"):
@@ -92,10 +93,12 @@ def retry_after(headers) -> float | None:
     if not value:
         return None
     try:
-        return float(value)
+        return max(0.0, float(value))
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        try:
+            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+        except (TypeError, ValueError):
+            return None
 
 
 def batches(jobs: list[Job], size: int) -> list[list[Job]]:
