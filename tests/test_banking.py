@@ -5,6 +5,7 @@ locale boundary is its own inverse on the whole db, and bad input stops with the
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pytest
@@ -96,3 +97,38 @@ def test_a_product_map_that_is_not_one_to_one_is_refused(project):
     assert result.returncode == 2
     assert "banking_products: 'Silver Rewards Card' and 'Gold Rewards Card' both map to" in result.stderr \
         or "banking_products: 'Gold Rewards Card' and 'Silver Rewards Card' both map to" in result.stderr
+
+
+def test_annotators_notes_stay_english_and_name_the_j_tau_task(tmp_path):
+    """description.notes is a kind the rules keep in the source language: no translator is asked
+    for it (tm export lists none), and the committed notes are the English with J-tau's people
+    and yen in them."""
+    import glob
+
+    import yaml
+
+    from jtau.source.discover import default_domains_dir
+
+    exported = tmp_path / "missing.jsonl"
+    result = jtau("tm", "export", "banking_knowledge", "-o", str(exported))
+    assert result.returncode in (0, 1), result.stderr
+    kinds = {json.loads(line)["kind"] for line in exported.read_text(encoding="utf-8").splitlines()} \
+        if exported.exists() else set()
+    assert "note" not in kinds
+    folder, _ = default_domains_dir()
+    source = {t["id"]: t for t in (json.loads(open(p, encoding="utf-8").read())
+                                   for p in glob.glob(str(folder / "banking_knowledge" / "tasks" / "task_*.json")))}
+    output = {t["id"]: t for t in json.loads((OUT / "tasks.json").read_text(encoding="utf-8"))}
+    people = yaml.safe_load((ROOT / "entity_maps" / "banking.yaml").read_text(encoding="utf-8"))["people"]
+    noted = [i for i, t in source.items() if (t.get("description") or {}).get("notes")]
+    assert len(noted) > 70
+    named = 0
+    for task_id in noted:
+        english, kept = source[task_id]["description"]["notes"], output[task_id]["description"]["notes"]
+        assert re.search(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+", kept), task_id  # still English prose
+        for name, entry in people.items():
+            whole = re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")  # not Marcus Chen-Ramirez
+            if whole.search(english):
+                assert not whole.search(kept) and entry["name"] in kept, (task_id, name)
+                named += 1
+    assert named > 10

@@ -168,7 +168,8 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     # English under --offline too, counted in the summary, instead of failing
     translator = Translator(tm, glossary, maps.locale.locale, client, options.offline and not rules.memory_partial,
                             options.dry_run,
-                            options.settings.batch_size, frozenset(rules.enum_literals))
+                            options.settings.batch_size, frozenset(rules.enum_literals),
+                            frozenset(rules.source_language))
     stats = translator.fill(text.segments(), progress)
     lap("translate")
 

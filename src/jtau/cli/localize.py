@@ -203,7 +203,9 @@ def _summary(result, target: Path, changed: list[str], check: bool, report: Path
                   + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
     table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
     table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
-                  + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else ""))
+                  + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else "")
+                  + (f", {t.kept} kept in the source language ({', '.join(result.rules.source_language)})"
+                     if t.kept else ""))
     stale, newly = len(result.tm.unused()), len(result.tm.newly_stale())
     table.add_row("memory", f"{len(result.tm.entries)} entries"
                   + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))

@@ -49,7 +49,7 @@ def tm_export(
         format_of(out, format)
         ensure_writable(out, folder=False)
         result = plan(domain, source, tm)
-        jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale)
+        jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale, frozenset(result.rules.source_language))
         done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
                       result.maps.locale.locale, out, status, format, domain)
         if not done.written:
@@ -95,7 +95,7 @@ def tm_import(
             raise InputError(f"{file}: file not found")
         result = plan(domain, source, tm)
         locale = result.maps.locale.locale
-        jobs = all_jobs(result.text, result.glossary, locale)
+        jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))
         missing = frozenset(job.key for job in result.translator.pending)
         report = import_file(file, jobs, result.tm, result.glossary.allow_latin,
                              frozenset(result.rules.enum_literals), engine, status, dry_run, force,

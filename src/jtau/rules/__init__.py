@@ -111,6 +111,9 @@ class DomainRules(BaseModel):
     # the memory does not cover the domain's text yet (translation in progress): --offline keeps
     # the missing segments English, and localize's summary counts them
     memory_partial: bool = False
+    # text kinds kept in the source language, entities localized (kind -> why): not translated,
+    # not in the memory, not counted missing, not checked for English left
+    source_language: dict[str, str] = Field(default_factory=dict)
     # the db collections that tell the domain's data from another's (default: every collection
     # the db rules name; banking's tools create tables its db.json lacks)
     recognized_by: list[str] = Field(default_factory=list)

@@ -3,7 +3,9 @@ translation from the endpoint, or -- without an endpoint -- the source itself.
 
 A segment is a hit when the memory has its key and, unless the entry is reviewed, the entry
 was made with the glossary hints that apply now.  Misses are sent once each (identical
-templates share one key), in batches; with `offline` they are an error instead.
+templates share one key), in batches; with `offline` they are an error instead.  A kind
+the rules keep in the source language (`source_language`) is never looked up nor sent: its
+target is its source template, so its entities are still localized.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Stats:
     untranslated: int = 0
     pending_chars: int = 0
     pending_requests: int = 0
+    kept: int = 0  # templates of a kind the rules keep in the source language (entities localized)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -48,9 +51,10 @@ def needs_translation(template: Template) -> bool:
 class Translator:
     def __init__(self, tm: TranslationMemory, glossary: Glossary, locale: str,
                  client: MTClient | None = None, offline: bool = False, dry_run: bool = False,
-                 batch_size: int = 8, literals: frozenset[str] = frozenset()):
+                 batch_size: int = 8, literals: frozenset[str] = frozenset(),
+                 source_language: frozenset[str] = frozenset()):
         self.tm, self.glossary, self.locale, self.batch_size = tm, glossary, locale, batch_size
-        self.literals = literals
+        self.literals, self.source_language = literals, source_language
         self.client, self.offline, self.dry_run = client, offline, dry_run
         self.targets: dict[str, str] = {}
         self.pending: list[Job] = []   # the misses of the last fill, translated or not
@@ -65,11 +69,14 @@ class Translator:
         stats.segments = len(segments)
         unique: dict[str, tuple[Template, str]] = {}
         for template, kind in segments:
+            if kind in self.source_language:
+                continue
             if needs_translation(template):
                 unique.setdefault(self.key(template, kind), (template, kind))
             else:
                 stats.no_text += 1
         stats.unique = len(unique)
+        stats.kept = len({self.key(t, k) for t, k in segments if k in self.source_language})
         jobs: list[Job] = []
         broken: list[str] = []
         for key, (template, kind) in unique.items():

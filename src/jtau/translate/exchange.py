@@ -57,12 +57,13 @@ def contexts(text: TextFields, locale: str) -> dict[str, dict]:
     return out
 
 
-def all_jobs(text: TextFields, glossary, locale: str) -> dict[str, Job]:
-    """Every template of the domain as a job (with the hints that apply now), by key."""
+def all_jobs(text: TextFields, glossary, locale: str, kept: frozenset[str] = frozenset()) -> dict[str, Job]:
+    """Every template of the domain as a job (with the hints that apply now), by key; the kinds
+    the rules keep in the source language (`kept`) are nobody's job."""
     jobs = {}
     for template, kind in text.segments():
         key = template.key(locale, kind)
-        if key not in jobs and needs_translation(template):
+        if key not in jobs and kind not in kept and needs_translation(template):
             jobs[key] = Job(key, kind, template.text, glossary.hints_in(template.text))
     return jobs
 

@@ -23,11 +23,13 @@ IDS = re.compile(rf"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|{LATIN_BEFORE}[a-z]+_[a-z_]
 def text_pairs(src_tasks, out_tasks, rules: DomainRules, action_pairs):
     """(path, source text, output text) of every free-text field of the tasks: their text
     fields and the text arguments of their tool calls (`action_pairs`, as
-    integrity.actions of both sides gives them, in task order)."""
+    integrity.actions of both sides gives them, in task order).  Fields of a kind the rules keep
+    in the source language (`source_language`) are not language-checked."""
     calls = iter(action_pairs)
     call = next(calls, None)
+    patterns = [p for p, kind in rules.tasks.text.items() if kind not in rules.source_language]
     for index, (src, out) in enumerate(zip(src_tasks, out_tasks)):
-        for pattern in rules.tasks.text:
+        for pattern in patterns:
             for (path, sc, sk), (_, oc, ok) in zip(jsonpath.find(src, pattern), jsonpath.find(out, pattern)):
                 if isinstance(sc[sk], str) and sc[sk]:
                     yield (index,) + path, sc[sk], oc[ok]
