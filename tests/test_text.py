@@ -53,3 +53,13 @@ def test_a_translated_template_is_rendered_with_the_same_entities(tools):
     recognizer, renderer = tools
     template = recognizer.templatize("You are Emma Kim.")
     assert renderer.render("あなたは{PERSON_1}です。", template) == "あなたは金子 恵美です。"
+
+
+def test_thousands_and_ranges_are_one_amount_each_all_in_yen(tools):
+    """"$100k" is 100,000 dollars, and both figures of "$3-4k" or "$1,500-2,000" are money: one
+    placeholder each, every figure 100x (a bare second figure left in dollars would be wrong)."""
+    recognizer, renderer = tools
+    template = recognizer.templatize("Earns $100k, spends $3-4k a month, rent $1,500-2,000 or $50-$75 a day.")
+    assert [e.surface for _, e in template.entities] == ["$100k", "$3-4k", "$1,500-2,000", "$50-$75"]
+    assert renderer.render(template.text, template) == (
+        "Earns 10,000,000円, spends 300,000〜400,000円 a month, rent 150,000〜200,000円 or 5,000〜7,500円 a day.")

@@ -68,13 +68,17 @@ class Glossary:
 
     def _find_hints(self, text: str) -> dict[str, str]:
         """Surfaces are tried longest first; an occurrence inside a longer one found before is
-        part of that term, not its own ("grey" in "space grey", "battery" in "battery life")."""
+        part of that term, not its own ("grey" in "space grey", "battery" in "battery life").
+        Only the surfaces whose first word the text has are tried (most texts hold a few)."""
         found: dict[str, str] = {}
         claimed: list[tuple[int, int]] = []
-        words = set(WORD.findall(text))
-        for first, term, surface, excluded_phrases in self._hint_patterns:
-            if first is not None and first not in words:
-                continue  # a surface can only occur where its first word does: most are skipped here
+        by_first, always = self._hints_by_first_word
+        tried = set(always)
+        for word in by_first.keys() & set(WORD.findall(text)):
+            tried.update(by_first[word])
+        patterns = self._hint_patterns
+        for index in sorted(tried):
+            _, term, surface, excluded_phrases = patterns[index]
             excluded = [m.span() for phrase in excluded_phrases for m in _phrase_regex(phrase).finditer(text)]
             spans = [m.span() for m in _surface_regex(surface).finditer(text)
                      if not any(start <= m.start() < end for start, end in excluded)]
@@ -82,6 +86,16 @@ class Glossary:
                 found[term] = self.terms[term].ja
             claimed += spans
         return dict(sorted(found.items()))
+
+    @functools.cached_property
+    def _hints_by_first_word(self) -> tuple[dict[str, list[int]], list[int]]:
+        """The positions in `_hint_patterns` by the surface's first word, and those of the
+        surfaces that start with no word (tried in every text)."""
+        by_first: dict[str, list[int]] = {}
+        always: list[int] = []
+        for index, (first, *_rest) in enumerate(self._hint_patterns):
+            (always if first is None else by_first.setdefault(first, [])).append(index)
+        return by_first, always
 
     @functools.cached_property
     def _hint_patterns(self) -> list[tuple[str | None, str | None, str, list[str]]]:

@@ -24,7 +24,9 @@ _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 
 PATTERNS: list[tuple[str, str]] = [
     ("EMAIL", r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"),
-    ("MONEY", rf"\$\s?(?:{_NUMBER})(?:\s+dollars?\b)?|\b(?:{_NUMBER})\s*(?:dollars?|bucks|USD)\b"),
+    # "$14.50", "$100k", a range "$1,500-2,000" or "$3-4k" (one entity: the second figure is money too)
+    ("MONEY", rf"\$\s?(?:{_NUMBER})(?:\s?[-–]\s?\$?(?:{_NUMBER}))?(?:[kK](?!\w))?(?:\s+dollars?\b)?"
+              rf"|\b(?:{_NUMBER})\s*(?:dollars?|bucks|USD)\b"),
     ("DATE", rf"\b(?:{'|'.join(MONTHS)})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"),
 ]
 # After the domain's frozen tokens, so that `gift_card_123` is a payment id, not a user id.

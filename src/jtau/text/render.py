@@ -14,6 +14,7 @@ from jtau.text.recognize import MONTHS
 ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 MONTH_DAY = re.compile(r"^(\w+)\s+(\d{1,2})")
 MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+THOUSANDS = re.compile(r"\d[kK](?!\w)")  # "$100k"
 # banking_knowledge's text entities -> the kind that converts them (swap/localizer.py)
 BANK_KINDS = {"BANK_PERSON": "bank_person", "BANK_ADDRESS": "bank_address", "BANK_PHONE": "bank_phone",
               "MERCHANT": "merchant", "BANK_PRODUCT": "bank_product", "BANK_DATE": "date_mdy"}
@@ -66,11 +67,7 @@ class Renderer:
         if kind == "TIMEZONE":
             return self.maps.locale.timezones[value[0]]
         if kind == "MONEY":
-            amount = to_decimal(MONEY_NUMBER.search(entity.surface).group())
-            yen = amount * self.maps.locale.currency.rate
-            if yen != yen.to_integral_value():  # a rate below a cent ("1 point = $0.0125"): exact, with decimals
-                return f"{yen.normalize():f}{self.maps.locale.currency.suffix}"
-            return format_yen(self.loc.convert("money", str(amount)), self.maps.locale.currency.suffix)
+            return self.money(entity.surface)
         if kind == "DATE":
             return self.date(entity.surface)
         if kind == "BANK_WORD":
@@ -78,6 +75,20 @@ class Renderer:
         if kind in BANK_KINDS:
             return self.loc.convert(BANK_KINDS[kind], value[0])
         return entity.surface  # frozen tokens: ids, flight numbers
+
+    def money(self, surface: str) -> str:
+        """`$14.50` -> `1,450円`; `$100k` -> `10,000,000円`; a range `$3-4k` -> `300,000〜400,000円`."""
+        scale = 1000 if THOUSANDS.search(surface) else 1
+        suffix = self.maps.locale.currency.suffix
+        amounts = []
+        for number in MONEY_NUMBER.findall(surface):
+            amount = to_decimal(number) * scale
+            yen = amount * self.maps.locale.currency.rate
+            if yen != yen.to_integral_value():  # a rate below a cent ("1 point = $0.0125"): exact, with decimals
+                amounts.append(f"{yen.normalize():f}")
+            else:
+                amounts.append(format_yen(self.loc.convert("money", str(amount)), ""))
+        return "〜".join(amounts) + suffix
 
     @staticmethod
     def date(surface: str) -> str:
