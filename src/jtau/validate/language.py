@@ -17,7 +17,8 @@ from jtau.swap.structured import TEXT
 from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
 from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
 
-IDS = re.compile(rf"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+|{LATIN_BEFORE}[a-z]+_[a-z_]*\d*{LATIN_AFTER}")
+EMAILS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
+IDS = re.compile(rf"{EMAILS.pattern}|{LATIN_BEFORE}[a-z]+_[a-z_]*\d*{LATIN_AFTER}")
 
 
 def text_pairs(src_tasks, out_tasks, rules: DomainRules, action_pairs):
@@ -45,18 +46,25 @@ def text_pairs(src_tasks, out_tasks, rules: DomainRules, action_pairs):
 
 class FrozenTokens:
     """Removes the domain's frozen tokens (ids, flight numbers) from a text, recognized
-    as the recognizer does: by pattern, and by the db keys for letter-only ones."""
+    as the recognizer does: by pattern (one alternation, leftmost first: `{{component:x_y}}` is
+    a slot, not the identifier x_y), and by the db keys for letter-only ones."""
 
     def __init__(self, rules: DomainRules, db):
         known = known_tokens(rules, db)
-        self.patterns = [(re.compile(rf"{LATIN_BEFORE}(?:{t.pattern}){LATIN_AFTER}"), known.get(kind))
-                         for kind, t in rules.tasks.frozen_tokens.items()]
+        kinds = list(rules.tasks.frozen_tokens.items())
+        self.known = [known.get(kind) for kind, _ in kinds]
+        self.regex = re.compile("|".join(f"(?P<T{i}>{LATIN_BEFORE}(?:{t.pattern}){LATIN_AFTER})"
+                                         for i, (_, t) in enumerate(kinds))) if kinds else None
 
     def strip(self, text: str) -> str:
-        for regex, known in self.patterns:
-            text = regex.sub(lambda m, known=known: " " if known is None or m[0] in known
-                             or any(c.isdigit() for c in m[0]) else m[0], text)
-        return text
+        if self.regex is None:
+            return text
+
+        def drop(m: re.Match) -> str:
+            known = self.known[int(m.lastgroup[1:])]
+            return " " if known is None or m[0] in known or any(c.isdigit() for c in m[0]) else m[0]
+
+        return self.regex.sub(drop, text)
 
 
 def english_left(text: str, allow: frozenset[str], literals: frozenset[str], source: str = "") -> list[str]:
@@ -70,14 +78,16 @@ GLUED_ID = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])ID(?=[A-Za-z0-9#])|番�
 
 
 def check_field(where: str, source: str, output: str, glossary: Glossary,
-                literals: frozenset[str], frozen: FrozenTokens) -> tuple[list[str], list[str]]:
+                literals: frozenset[str], frozen: FrozenTokens,
+                names: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
     errors, warnings = [], []
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
     if glued := GLUED_ID.search(output):
         errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
                       "(write 予約ID XEHM4B or 予約ID：XEHM4B)")
-    words = english_left(frozen.strip(output), glossary.allow_latin, literals, source)
+    # emails first: the frozen tokens would take `coffeelover_fumi` of coffeelover_fumi@protonmail.com
+    words = english_left(frozen.strip(EMAILS.sub(" ", output)), glossary.allow_latin | names, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
         warnings.append(f"{where}: {state}: {joined(words, 6)}")
@@ -88,9 +98,15 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     return errors, warnings
 
 
+def latin_of(names) -> frozenset[str]:
+    """The Latin words of entity renderings a map keeps as written (brands: `Netflix`, `Costco`)."""
+    return frozenset(word for name in names for word in LATIN_WORD.findall(name))
+
+
 def check_language(source, out, rules: DomainRules, glossary: Glossary,
-                   action_pairs: list) -> tuple[list[str], list[str], int]:
-    """Errors, warnings, and the number of fields checked."""
+                   action_pairs: list, names: frozenset[str] = frozenset()) -> tuple[list[str], list[str], int]:
+    """Errors, warnings, and the number of fields checked; `names`: Latin words the maps render
+    as written (a brand the customer's statement prints), not English left."""
     literals = frozenset(rules.enum_literals)
     frozen = FrozenTokens(rules, source.db)
     errors, warnings, count = [], [], 0
@@ -103,7 +119,7 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary,
     for where, s, o in fields:
         count += 1
         if (s, o) not in seen:  # problems are the same wherever a pair recurs; named once
-            seen[(s, o)] = check_field(where, s, o, glossary, literals, frozen)
+            seen[(s, o)] = check_field(where, s, o, glossary, literals, frozen, names)
             e, w = seen[(s, o)]
             errors += e
             warnings += w

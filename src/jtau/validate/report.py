@@ -90,7 +90,8 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         found += leaks.find_leaks({"text": text}, name, regex)
     report.add("leaks", found, len(found))
 
-    errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs)
+    names = language.latin_of(maps.banking.merchants.values()) if rules.text_lexicon == "banking" else frozenset()
+    errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs, names)
     report.add("text fields checked (language QA)", errors, checked)
     report.warnings += warnings  # listed by validate and localize --report, counted by localize
     return report
