@@ -63,3 +63,23 @@ def test_thousands_and_ranges_are_one_amount_each_all_in_yen(tools):
     assert [e.surface for _, e in template.entities] == ["$100k", "$3-4k", "$1,500-2,000", "$50-$75"]
     assert renderer.render(template.text, template) == (
         "Earns 10,000,000円, spends 300,000〜400,000円 a month, rent 150,000〜200,000円 or 5,000〜7,500円 a day.")
+
+
+def test_a_dollar_figure_the_rules_call_no_money_stays_a_number():
+    """banking_knowledge's documents write credit scores as "$700": the rules' `not_money` keeps
+    them 700 (not 70,000円), while money beside them is still yen."""
+    maps = load_maps(ROOT / "entity_maps")
+    rules = load_rules("banking_knowledge")
+    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, banking=True, not_money=rules.not_money)
+    template = recognizer.templatize("Minimum credit score: $640\n- Annual fee: $95")
+    assert [e.kind for _, e in template.entities] == ["NUMBER", "MONEY"]
+    assert Renderer(Localizer(maps)).render(template.text, template) == "Minimum credit score: 640\n- Annual fee: 9,500円"
+
+
+def test_a_not_money_rule_that_is_no_regex_is_refused():
+    from pydantic import ValidationError
+
+    from jtau.rules import NotMoney
+
+    with pytest.raises(ValidationError, match="not a regular expression"):
+        NotMoney(before="score (")

@@ -176,6 +176,9 @@ class Banking(Strict):
     # single words text uses for the entities above: a name part ("Sofia" for "Sofia Martinez"),
     # a state code or city of an address ("PA", "Austin")
     text_words: dict[str, str] = Field(default_factory=dict)
+    # where an entity's name is a plain word of the text ("Target a specific amount"): text
+    # starting with one of these is no entity
+    not_entities: list[str] = Field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ a module of the same name (`airline.py`).
 
 from __future__ import annotations
 
+import re
+
 import hashlib
 from importlib import resources
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.errors import InputError
 from jtau.swap.formats import Format
@@ -69,6 +71,21 @@ class FrozenToken(BaseModel):
     known: str | None = None
 
 
+class NotMoney(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    before: str = r"(?!)"  # searched in the text before "$N" (anchor it with $)
+    after: str = r"(?!)"   # matched at the start of the text after it
+
+    @field_validator("before", "after")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
+
+
 class TaskRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: dict[str, str]
@@ -111,6 +128,9 @@ class DomainRules(BaseModel):
     # the memory does not cover the domain's text yet (translation in progress): --offline keeps
     # the missing segments English, and localize's summary counts them
     memory_partial: bool = False
+    # "$N" the source writes where N is no money (a credit score "$700", a count "$2,500 vendors"):
+    # a regex of the text just before it, one of the text just after it; such N stays a number
+    not_money: NotMoney | None = None
     # text kinds kept in the source language, entities localized (kind -> why): not translated,
     # not in the memory, not counted missing, not checked for English left
     source_language: dict[str, str] = Field(default_factory=dict)

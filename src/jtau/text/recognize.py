@@ -15,7 +15,7 @@ from collections import Counter
 
 from jtau.glossary import EMPTY, Glossary
 from jtau.maps.model import EntityMaps
-from jtau.rules import FrozenToken
+from jtau.rules import FrozenToken, NotMoney
 from jtau.text.template import Entity, Template
 
 MONTHS = ("January February March April May June July August September October "
@@ -63,8 +63,10 @@ BANK_DATE_PATTERN = ("BANK_DATE", r"\b\d{2}/\d{2}/\d{4}\b")
 class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
                  known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY,
-                 banking: bool = False):
+                 banking: bool = False, not_money: NotMoney | None = None):
         self.known = known or {}
+        self.not_money = (re.compile(not_money.before), re.compile(not_money.after)) if not_money else None
+        self.not_entities = tuple(maps.banking.not_entities) if banking else ()
         if banking:
             self._banking(maps, frozen or {}, glossary)
             return
@@ -155,6 +157,13 @@ class Recognizer:
             add(surface, "TERM", (term,))
         return entries
 
+    def _no_money(self, match: re.Match) -> bool:
+        """The rules' `not_money`: "$700" after "credit score", "$2,500" before "vendors"."""
+        before, after = self.not_money
+        text = match.string
+        return bool(before.search(text, max(0, match.start() - 80), match.start())
+                    or after.match(text, match.end(), match.end() + 80))
+
     def templatize(self, text: str) -> Template:
         counts: Counter[str] = Counter()
         entities: list[tuple[str, Entity]] = []
@@ -163,9 +172,13 @@ class Recognizer:
             kind = match.lastgroup
             surface = match.group()
             if kind in ("LEXICON", "PLACE"):
+                if self.not_entities and match.string.startswith(self.not_entities, match.start()):
+                    return surface  # "Target a specific amount": the verb, not the shop
                 kind, value = self.lexicon[surface]
             elif kind == "AIRPORT_WITH_CITY":
                 kind, value = "AIRPORT", (self.airport_with_city[surface],)
+            elif kind == "MONEY" and self.not_money and self._no_money(match):
+                kind, value = "NUMBER", (surface.lstrip("$ "),)
             elif kind in self.frozen_kinds:
                 known = self.known.get(kind)
                 if known is not None and surface not in known and not any(c.isdigit() for c in surface):

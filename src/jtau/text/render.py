@@ -68,6 +68,8 @@ class Renderer:
             return self.maps.locale.timezones[value[0]]
         if kind == "MONEY":
             return self.money(entity.surface)
+        if kind == "NUMBER":  # a "$N" of the source that is no money (rules `not_money`)
+            return value[0]
         if kind == "DATE":
             return self.date(entity.surface)
         if kind == "BANK_WORD":
