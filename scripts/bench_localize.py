@@ -1,7 +1,8 @@
 """Benchmark: `jtau localize` against merely loading and writing the same source files.
 
 Both sides are measured in this one run, on this machine, so the ratios compare across
-machines.  Prints, against the targets of issue 15:
+machines.  Prints, against the targets of issue 15 (and issue 20's 2x for the whole process
+once banking_knowledge is among the domains):
 
 - in-process, per domain and for all of them (what `jtau localize all` does after start-up):
   localize + write over json load + dump of the same files, best of --repeat runs each;
@@ -115,8 +116,10 @@ def whole_process(repeat: int) -> None:
         subprocess.run([sys.executable, "-c", PLAIN, *names], check=True)
         plain = time.perf_counter() - start
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "jtau", "localize", "all", "--offline", "--check"], check=True,
-                       stdout=subprocess.DEVNULL)
+        run = subprocess.run([sys.executable, "-m", "jtau", "localize", "all", "--offline", "--check"],
+                             capture_output=True, text=True)
+        if run.returncode:
+            sys.exit(f"jtau localize all --offline --check failed:\n{run.stderr}")
         full = time.perf_counter() - start
         ratios.append(full / plain)
         pairs.append((plain, full))
@@ -125,7 +128,8 @@ def whole_process(repeat: int) -> None:
     print(f"whole process, jtau localize all --offline --check vs a stdlib load+dump process "
           f"(median of {repeat} pairs):")
     print("  pairs (stdlib s, jtau s): " + ", ".join(f"({p:.2f}, {f:.2f})" for p, f in pairs))
-    print(f"  ratio {ratio:.1f}x, target 4x -> {'met' if ratio < 4 else 'missed'}; "
+    target = 2 if "banking_knowledge" in DOMAINS else 4  # issue 20 with banking, issue 15 without
+    print(f"  ratio {ratio:.1f}x, target {target}x -> {'met' if ratio < target else 'missed'}; "
           f"peak memory {peak:.2f} GiB (largest process), target 1 GiB -> {'met' if peak < 1 else 'missed'}")
 
 

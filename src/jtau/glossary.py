@@ -79,6 +79,8 @@ class Glossary:
         patterns = self._hint_patterns
         for index in sorted(tried):
             _, term, surface, excluded_phrases = patterns[index]
+            if surface not in text:
+                continue  # the regex needs the surface as written: most tried surfaces end here
             excluded = [m.span() for phrase in excluded_phrases for m in _phrase_regex(phrase).finditer(text)]
             spans = [m.span() for m in _surface_regex(surface).finditer(text)
                      if not any(start <= m.start() < end for start, end in excluded)]
