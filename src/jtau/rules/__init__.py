@@ -75,6 +75,8 @@ class NotMoney(BaseModel):
     model_config = ConfigDict(extra="forbid")
     before: str = r"(?!)"  # searched in the text before "$N" (anchor it with $)
     after: str = r"(?!)"   # matched at the start of the text after it
+    # file (glob, as the domain folder names it) -> the "$N" that are no money anywhere in it
+    figures: dict[str, list[str]] = Field(default_factory=dict)
 
     @field_validator("before", "after")
     @classmethod

@@ -10,6 +10,7 @@ case-sensitively ("Li" is a name, the "li" of "Liam" is not).
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from collections import Counter
 
@@ -66,6 +67,7 @@ class Recognizer:
                  banking: bool = False, not_money: NotMoney | None = None):
         self.known = known or {}
         self.not_money = (re.compile(not_money.before), re.compile(not_money.after)) if not_money else None
+        self.figures = list(not_money.figures.items()) if not_money else []
         self.not_entities = tuple(maps.banking.not_entities) if banking else ()
         if banking:
             self._banking(maps, frozen or {}, glossary)
@@ -157,14 +159,19 @@ class Recognizer:
             add(surface, "TERM", (term,))
         return entries
 
-    def _no_money(self, match: re.Match) -> bool:
-        """The rules' `not_money`: "$700" after "credit score", "$2,500" before "vendors"."""
+    def figures_in(self, file: str) -> frozenset[str]:
+        """The "$N" the rules' `not_money.figures` call no money in `file` ("$275" blocked users)."""
+        return frozenset(f for pattern, figures in self.figures if fnmatch.fnmatchcase(file, pattern) for f in figures)
+
+    def _no_money(self, match: re.Match, figures: frozenset[str]) -> bool:
+        """The rules' `not_money`: "$700" after "credit score", "$2,500" before "vendors", or a
+        figure the rules name for the file."""
         before, after = self.not_money
         text = match.string
-        return bool(before.search(text, max(0, match.start() - 80), match.start())
+        return bool(match.group() in figures or before.search(text, max(0, match.start() - 80), match.start())
                     or after.match(text, match.end(), match.end() + 80))
 
-    def templatize(self, text: str) -> Template:
+    def templatize(self, text: str, figures: frozenset[str] = frozenset()) -> Template:
         counts: Counter[str] = Counter()
         entities: list[tuple[str, Entity]] = []
 
@@ -177,7 +184,7 @@ class Recognizer:
                 kind, value = self.lexicon[surface]
             elif kind == "AIRPORT_WITH_CITY":
                 kind, value = "AIRPORT", (self.airport_with_city[surface],)
-            elif kind == "MONEY" and self.not_money and self._no_money(match):
+            elif kind == "MONEY" and self.not_money and self._no_money(match, figures):
                 kind, value = "NUMBER", (surface.lstrip("$ "),)
             elif kind in self.frozen_kinds:
                 known = self.known.get(kind)

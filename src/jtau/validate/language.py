@@ -115,6 +115,12 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary,
     for name, text in source.policies.items():
         fields += [(f"{name}:{n}", s, o) for n, (s, o) in
                    enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]
+    for name, document in source.documents.items():  # the knowledge base: titles, content lines
+        localized = out.documents.get(name) or {}
+        for key in rules.documents:
+            s_text, o_text = document.get(key) or "", localized.get(key) or ""
+            fields += [(f"{name}: {key}:{n}", s, o) for n, (s, o) in
+                       enumerate(zip(s_text.split("\n"), o_text.split("\n")), 1) if s.strip()]
     seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for where, s, o in fields:
         count += 1
