@@ -132,3 +132,24 @@ def test_annotators_notes_stay_english_and_name_the_j_tau_task(tmp_path):
                 assert not whole.search(kept) and entry["name"] in kept, (task_id, name)
                 named += 1
     assert named > 10
+
+
+def test_validate_reads_the_knowledge_base_lines_and_names_an_english_one(tmp_path):
+    """A document line left English (here the first translated document's title put back) is a
+    QA warning naming the document and the line; the committed translation of it is not."""
+    from jtau.source.discover import default_domains_dir
+
+    folder, _ = default_domains_dir()
+    out = tmp_path / "domains"
+    shutil.copytree(OUT, out / "banking_knowledge")
+    name = "doc_bank_accounts_bank_accounts_(general)_001.json"
+    english = json.loads((folder / "banking_knowledge" / "documents" / name).read_text(encoding="utf-8"))
+    path = out / "banking_knowledge" / "documents" / name
+    document = json.loads(path.read_text(encoding="utf-8"))
+    before = jtau("validate", "banking_knowledge", "--out", str(out))
+    assert f"documents/{name}: title:1" not in before.stdout
+    document["title"] = english["title"]
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
+    after = jtau("validate", "banking_knowledge", "--out", str(out))
+    assert after.returncode == 0, after.stderr
+    assert f"documents/{name}: title:1: untranslated" in after.stdout.replace("\n  ", " ")
