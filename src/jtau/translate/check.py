@@ -16,9 +16,12 @@ CODE_SPAN = re.compile(r"`([^`\n]+)`")
 QUOTED = re.compile(r"「([^」\n]+)」")  # a customer quotes what the phone shows: 「Excellent」, not `Excellent`
 
 
+_ID_MARK = re.compile(r"[_\d]")
+
+
 def code_like(word: str) -> bool:
     """Ids, codes and enum literals may stay Latin: `basic_economy`, `HAT271`, `API`."""
-    return "_" in word or any(c.isdigit() for c in word) or (word.isupper() and len(word) <= 5)
+    return _ID_MARK.search(word) is not None or (len(word) <= 5 and word.isupper())
 
 
 QUOTED_MAX = 40
@@ -53,9 +56,11 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     bare = PLACEHOLDER.sub(" ", answer)
     if not JAPANESE.search(bare):
         found.append("not Japanese")
-    allowed = set(allow) | {w for w in LATIN_WORD.findall(PLACEHOLDER.sub(" ", source)) if code_like(w)}
-    allowed |= {w for rendering in hints.values() for w in LATIN_WORD.findall(rendering)}  # Tシャツ
-    english = [w for w in LATIN_WORD.findall(bare) if w not in allowed]
+    english = [w for w in LATIN_WORD.findall(bare) if w not in allow]
+    if english:  # most answers hold no Latin word: the source is scanned only when one does
+        allowed = {w for w in LATIN_WORD.findall(PLACEHOLDER.sub(" ", source)) if code_like(w)}
+        allowed |= {w for rendering in hints.values() for w in LATIN_WORD.findall(rendering)}  # Tシャツ
+        english = [w for w in english if w not in allowed]
     if english:
         found.append("Latin words left: " + joined(sorted(set(english)), 8))
     for mark in MARKUP:
