@@ -79,7 +79,10 @@ GLUED_ID = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])ID(?=[A-Za-z0-9#])|番�
 
 def check_field(where: str, source: str, output: str, glossary: Glossary,
                 literals: frozenset[str], frozen: FrozenTokens,
-                names: frozenset[str] = frozenset()) -> tuple[list[str], list[str]]:
+                allow: frozenset[str] | None = None, hints: bool = True) -> tuple[list[str], list[str]]:
+    """`allow`: the Latin words allowed (default: the glossary's); `hints`: check the glossary's
+    renderings too (the knowledge base's lines skip it: every one of its segments came from a
+    memory entry checked for its hints)."""
     errors, warnings = [], []
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
@@ -87,11 +90,12 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
         errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
                       "(write 予約ID XEHM4B or 予約ID：XEHM4B)")
     # emails first: the frozen tokens would take `coffeelover_fumi` of coffeelover_fumi@protonmail.com
-    words = english_left(frozen.strip(EMAILS.sub(" ", output)), glossary.allow_latin | names, literals, source)
+    allow = glossary.allow_latin if allow is None else allow
+    words = english_left(frozen.strip(EMAILS.sub(" ", output)), allow, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
         warnings.append(f"{where}: {state}: {joined(words, 6)}")
-    elif not words:
+    elif not words and hints:
         for term, rendering in glossary.hints_in(source).items():
             if rendering not in output:
                 warnings.append(f"{where}: glossary: {term!r} is not rendered {rendering!r}")
@@ -110,22 +114,23 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary,
     literals = frozenset(rules.enum_literals)
     frozen = FrozenTokens(rules, source.db)
     errors, warnings, count = [], [], 0
-    fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o)
+    allow = glossary.allow_latin | names
+    fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o, True)
               for p, s, o in text_pairs(source.tasks, out.tasks, rules, action_pairs)]
     for name, text in source.policies.items():
-        fields += [(f"{name}:{n}", s, o) for n, (s, o) in
+        fields += [(f"{name}:{n}", s, o, True) for n, (s, o) in
                    enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]
     for name, document in source.documents.items():  # the knowledge base: titles, content lines
         localized = out.documents.get(name) or {}
         for key in rules.documents:
             s_text, o_text = document.get(key) or "", localized.get(key) or ""
-            fields += [(f"{name}: {key}:{n}", s, o) for n, (s, o) in
+            fields += [(f"{name}: {key}:{n}", s, o, False) for n, (s, o) in
                        enumerate(zip(s_text.split("\n"), o_text.split("\n")), 1) if s.strip()]
     seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
-    for where, s, o in fields:
+    for where, s, o, hints in fields:
         count += 1
         if (s, o) not in seen:  # problems are the same wherever a pair recurs; named once
-            seen[(s, o)] = check_field(where, s, o, glossary, literals, frozen, names)
+            seen[(s, o)] = check_field(where, s, o, glossary, literals, frozen, allow, hints)
             e, w = seen[(s, o)]
             errors += e
             warnings += w
