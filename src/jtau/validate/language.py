@@ -17,6 +17,7 @@ from jtau.swap.structured import TEXT
 from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
 from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
 
+LATIN_LETTER = re.compile(r"[A-Za-z]")
 EMAILS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
 IDS = re.compile(rf"{EMAILS.pattern}|{LATIN_BEFORE}[a-z]+_[a-z_]*\d*{LATIN_AFTER}")
 
@@ -84,6 +85,11 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     renderings too (the knowledge base's lines skip it: every one of its segments came from a
     memory entry checked for its hints)."""
     errors, warnings = [], []
+    if not LATIN_LETTER.search(output):  # no placeholder, glued id or English can be left
+        if hints:
+            warnings += [f"{where}: glossary: {term!r} is not rendered {rendering!r}"
+                         for term, rendering in glossary.hints_in(source).items() if rendering not in output]
+        return errors, warnings
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
     if glued := GLUED_ID.search(output):
