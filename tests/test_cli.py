@@ -184,3 +184,27 @@ def test_review_all_writes_every_domains_page(tmp_path):
     assert result.returncode == 0, result.stderr
     here = [d for d in DOMAINS if has_source(d)]  # banking_knowledge where tau2-bench 1.0.1's data is
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in here for s in ("html", "json"))
+
+
+def test_localize_all_in_worker_processes_writes_what_one_process_writes(tmp_path, project):
+    """`all` without an endpoint localizes domains in parallel (--jobs): the same files byte for
+    byte and the same summaries, in the same order, as one domain after the other; a domain that
+    fails in a worker stops the command with its one line and exit code."""
+    import filecmp
+
+    one = jtau("localize", "all", "--offline", "--jobs", "1", "--out", str(tmp_path / "one"))
+    two = jtau("localize", "all", "--offline", "--jobs", "2", "--out", str(tmp_path / "two"))
+    assert one.returncode == two.returncode == 0, one.stderr + two.stderr
+    untimed = lambda out, folder: [line.replace(str(tmp_path / folder), "OUT") for line in out.splitlines()  # noqa: E731
+                                    if " time " not in line]
+    assert untimed(one.stdout, "one") == untimed(two.stdout, "two")
+    compared = filecmp.dircmp(tmp_path / "one", tmp_path / "two")
+    assert compared.common_dirs and not compared.diff_files and not compared.left_only and not compared.right_only
+    for name in compared.common_dirs:
+        sub = filecmp.dircmp(tmp_path / "one" / name, tmp_path / "two" / name)
+        assert not sub.diff_files and not sub.left_only and not sub.right_only, name
+    (project / "entity_maps" / "people.yaml").write_text("given_names: [unclosed\n", encoding="utf-8")
+    broken = jtau("localize", "all", "--offline", "--jobs", "2", "--out", str(tmp_path / "three"), root=project)
+    assert broken.returncode == 2
+    assert "people.yaml" in broken.stderr and "Traceback" not in broken.stderr
+    assert not (tmp_path / "three").exists() or not any((tmp_path / "three").rglob("*.json"))

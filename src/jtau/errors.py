@@ -15,6 +15,9 @@ class JtauError(Exception):
         self.message = message
         self.details = details or []
 
+    def __reduce__(self):  # details survive a worker process (localize all --jobs)
+        return self.__class__, (self.message, self.details)
+
 
 class InputError(JtauError):
     exit_code = 2

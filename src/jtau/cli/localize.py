@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -81,10 +82,12 @@ def localize(
     attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
     report: Annotated[Optional[Path], typer.Option(
         "--report", help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", min=1, help="Domains localized at once by `all` (worker processes). Default: one per CPU "
+        "when nothing is sent to an endpoint, else 1.")] = None,
 ) -> None:
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
-    from jtau.pipeline import Options, finish
-    from jtau.pipeline import localize as run
+    from jtau.pipeline import Options
     from jtau.project import project_root
     from jtau.translate.client import Endpoint, Settings
 
@@ -103,30 +106,24 @@ def localize(
         if report:
             ensure_writable(report, folder=False)
         reports, written, untranslated = [], 0, 0
-        for name in names:
-            with progress_bar() as bar:
-                result = run(name, root, source, _Progress(bar, name), options)
-            if dry_run:
-                _dry_run(result)
+        translating = options.endpoint is not None and not (offline or dry_run)
+        workers = min(jobs or (1 if translating else os.cpu_count() or 1), len(names))
+        for run_ in _runs(names, root, source, options, out, check, report, workers):
+            if run_.dry_run:
+                out_console.print(run_.dry_run)
                 continue
-            target = out_dir(out, root, name)
-            if report:
-                from jtau.changes import files_on_disk, report_markdown, text_changes
-
-                changes = text_changes(result, files_on_disk(target, result.outputs))
-            changed = finish(result, target, check)
-            written += len(changed)
-            untranslated += result.translation.untranslated
-            _summary(result, target, changed, check, report)
-            for note in result.notes:
+            written += run_.written
+            untranslated += run_.untranslated
+            _print_summary(run_)
+            for note in run_.notes:
                 err_console.print(Text(f"warning: {note}"), soft_wrap=True, highlight=False)
             if report:
-                reports.append(report_markdown(result, changes, changed))
-            if result.translation.untranslated:
+                reports.append(run_.report)
+            if run_.untranslated:
                 err_console.print(Text(
-                    f"warning: {name}: {result.translation.untranslated} segments stay English: no endpoint is "
+                    f"warning: {run_.name}: {run_.untranslated} segments stay English: no endpoint is "
                     "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
-                    f"`jtau tm export {name} -o FILE` lists them"), soft_wrap=True, highlight=False)
+                    f"`jtau tm export {run_.name} -o FILE` lists them"), soft_wrap=True, highlight=False)
         if report:
             from jtau.write import atomic_write
 
@@ -142,6 +139,67 @@ def localize(
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+
+
+@dataclass
+class DomainRun:
+    """What one domain's localize run has to say: plain data, so a worker process can return it."""
+    name: str
+    rows: list[tuple[str, str, str | None]] = field(default_factory=list)  # summary: key, value, style
+    notes: list[str] = field(default_factory=list)
+    written: int = 0
+    untranslated: int = 0
+    report: str = ""
+    dry_run: str = ""
+
+
+def _localize_one(name: str, root: Path, source: Path | None, options, out: Path | None, check: bool,
+                  report: Path | None, progress=None) -> DomainRun:
+    """Localize, check or write one domain; what it did, as a DomainRun."""
+    from jtau.pipeline import finish
+    from jtau.pipeline import localize as run
+
+    result = run(name, root, source, progress, options)
+    if options.dry_run:
+        return DomainRun(name, dry_run=_dry_run_line(result))
+    target = out_dir(out, root, name)
+    if report:
+        from jtau.changes import files_on_disk, text_changes
+
+        changes = text_changes(result, files_on_disk(target, result.outputs))
+    changed = finish(result, target, check)
+    markdown = ""
+    if report:
+        from jtau.changes import report_markdown
+
+        markdown = report_markdown(result, changes, changed)
+    return DomainRun(name, _summary_rows(result, target, changed, check, report), list(result.notes), len(changed),
+                     result.translation.untranslated, markdown)
+
+
+def _runs(names: list[str], root: Path, source: Path | None, options, out: Path | None, check: bool,
+          report: Path | None, workers: int):
+    """Each domain's DomainRun, in the order of `names`: one after the other with its progress
+    bar, or (`workers` > 1: `all` without an endpoint) that many domains at once in worker
+    processes, a bar counting the domains done.  A domain that fails raises its error after the
+    domains before it are reported."""
+    if workers <= 1:
+        for name in names:
+            with progress_bar() as bar:
+                yield _localize_one(name, root, source, options, out, check, report, _Progress(bar, name))
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    with progress_bar() as bar, ProcessPoolExecutor(workers, mp_context=context) as pool:
+        task = bar.add_task(f"localizing {len(names)} domains, {workers} at a time", total=len(names))
+        futures = [pool.submit(_localize_one, name, root, source, options, out, check, report) for name in names]
+        for future in as_completed(futures):
+            if future.exception() is None:
+                bar.advance(task, 1)
+    for future in futures:
+        yield future.result()
 
 
 def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, written: int, untranslated: int) -> None:
@@ -180,11 +238,11 @@ def files_written(names: list[str]) -> str:
     return ", ".join(shown)
 
 
-def _dry_run(result) -> None:
+def _dry_run_line(result) -> str:
     t = result.translation
-    out_console.print(f"{result.rules.name}: {t.segments} segments, {t.unique} unique templates, {t.hits} in the "
-                      f"memory; would send {t.untranslated} segments ({t.pending_chars:,} characters) "
-                      f"in {t.pending_requests} requests")
+    return (f"{result.rules.name}: {t.segments} segments, {t.unique} unique templates, {t.hits} in the "
+            f"memory; would send {t.untranslated} segments ({t.pending_chars:,} characters) "
+            f"in {t.pending_requests} requests")
 
 
 def _stat(value) -> str:
@@ -193,37 +251,46 @@ def _stat(value) -> str:
     return str(value)
 
 
-def _summary(result, target: Path, changed: list[str], check: bool, report: Path | None) -> None:
-    table = facts(f"jtau localize {result.rules.name}")
-    table.add_row("source", str(result.source.path))
-    table.add_row("output", str(target))
+def _summary_rows(result, target: Path, changed: list[str], check: bool,
+                  report: Path | None) -> list[tuple[str, str, str | None]]:
+    """The summary table of one domain's run: (key, value, style) rows."""
+    rows: list[tuple[str, str, str | None]] = []
+    add = lambda key, value, style=None: rows.append((key, value, style))
+    add("source", str(result.source.path))
+    add("output", str(target))
     t = result.translation
     repairs = result.repairs.report
-    table.add_row("task repairs", f"{len(repairs.applied)} applied"
-                  + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
-    table.add_row("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
-    table.add_row("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
-                  + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else "")
-                  + (f", {t.kept} kept in the source language ({', '.join(result.rules.source_language)})"
-                     if t.kept else ""))
+    add("task repairs", f"{len(repairs.applied)} applied"
+        + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
+    add("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
+    add("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
+        + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else "")
+        + (f", {t.kept} kept in the source language ({', '.join(result.rules.source_language)})"
+           if t.kept else ""))
     stale, newly = len(result.tm.unused()), len(result.tm.newly_stale())
-    table.add_row("memory", f"{len(result.tm.entries)} entries"
-                  + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))
+    add("memory", f"{len(result.tm.entries)} entries"
+        + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))
     if newly:
-        table.add_row("newly stale", Text(f"{newly} entries whose source no longer occurs (this run marks them stale)",
-                                          "yellow"))
+        add("newly stale", f"{newly} entries whose source no longer occurs (this run marks them stale)", "yellow")
     for warning in first(t.warnings, 10):
-        table.add_row("warning", warning)
+        add("warning", warning)
     for name, value in result.report.stats.items():
-        table.add_row(name, _stat(value))
+        add(name, _stat(value))
     flags = len(result.report.warnings)
-    table.add_row("QA warnings", f"{flags} (listed in {report})" if flags and report else
-                  f"{flags} (`--report FILE` lists them, so does `jtau validate {result.rules.name}`)" if flags else "0")
-    table.add_row("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
+    add("QA warnings", f"{flags} (listed in {report})" if flags and report else
+        f"{flags} (`--report FILE` lists them, so does `jtau validate {result.rules.name}`)" if flags else "0")
+    add("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
-        table.add_row("check", Text("output is up to date", "green"))
+        add("check", "output is up to date", "green")
     else:
-        table.add_row("written", files_written(changed) if changed else "nothing changed")
+        add("written", files_written(changed) if changed else "nothing changed")
+    return rows
+
+
+def _print_summary(run_: DomainRun) -> None:
+    table = facts(f"jtau localize {run_.name}")
+    for key, value, style in run_.rows:
+        table.add_row(key, Text(value, style) if style else value)
     out_console.print(table)
 
 
