@@ -42,16 +42,18 @@ KANJI_KATAKANA = "ァ-ヺー-ヾ々〆㐀-䶿一-鿿豈-﫿"
 LATIN_WORD = r"[0-9a-z]+(?:[_.,\-][0-9a-z]+)*"
 
 # Characters tokenize() may see without NFKC: NFKC leaves them as they are, or they separate tokens
-# before and after it (（ is (, ： is :).  Not here: full-width letters, digits and the ，．－＿ that
-# join Latin words, half-width katakana, combining marks, compatibility characters.
-_NO_NFKC = ("\t\n\r -~\u3000、。「」『』【】〜・"
+# before and after it (（ is (, ： is :, … is ...; the knowledge base's × → ÷ — ‑ ’ ≈ among them).
+# Not here: full-width letters, digits and the ，．－＿ that join Latin words, half-width katakana,
+# combining marks, compatibility characters.
+_NO_NFKC = ("\t\n\r -~\u3000、。「」『』【】〜・×→÷—–‑’…≈−"
             "ぁ-ゖゝゞァ-ヺー-ヾ々〆㐀-䶿一-鿿"
             "！-＋／：-＠［-＾｀｛-～")
 _NEEDS_NFKC = re.compile(f"[^{_NO_NFKC}]")
 _K = KANJI_KATAKANA
 # Even bigrams, lone characters and Latin words in one scan; the odd bigrams of each run in another.
-_EVEN = re.compile(f"[{_K}]{{2}}|(?<![{_K}])[{_K}](?![{_K}])|{LATIN_WORD}")
-_ODD = re.compile(f"(?<=[{_K}])[{_K}]{{2}}")
+# (a lone character is matched first and looked behind after: most positions fail on the class)
+_EVEN = re.compile(f"[{_K}]{{2}}|[{_K}](?<![{_K}][{_K}])(?![{_K}])|{LATIN_WORD}")
+_ODD = re.compile(f"[{_K}](?<=[{_K}]{{2}})[{_K}]")  # a bigram whose first character follows another
 
 
 def tokenize(text: str) -> list[str]:

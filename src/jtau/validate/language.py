@@ -113,6 +113,17 @@ def latin_of(names) -> frozenset[str]:
     return frozenset(word for name in names for word in LATIN_WORD.findall(name))
 
 
+def prose_lines(source: list[str], output: list[str]):
+    """(line number, source line, output line) outside ``` code fences (code is kept as written)."""
+    fenced = False
+    for number, (s, o) in enumerate(zip(source, output), 1):
+        if s.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield number, s, o
+
+
 def check_language(source, out, rules: DomainRules, glossary: Glossary,
                    action_pairs: list, names: frozenset[str] = frozenset()) -> tuple[list[str], list[str], int]:
     """Errors, warnings, and the number of fields checked; `names`: Latin words the maps render
@@ -130,8 +141,8 @@ def check_language(source, out, rules: DomainRules, glossary: Glossary,
         localized = out.documents.get(name) or {}
         for key in rules.documents:
             s_text, o_text = document.get(key) or "", localized.get(key) or ""
-            fields += [(f"{name}: {key}:{n}", s, o, False) for n, (s, o) in
-                       enumerate(zip(s_text.split("\n"), o_text.split("\n")), 1) if s.strip()]
+            fields += [(f"{name}: {key}:{n}", s, o, False) for n, s, o in
+                       prose_lines(s_text.split("\n"), o_text.split("\n")) if s.strip()]
     seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for where, s, o, hints in fields:
         count += 1
