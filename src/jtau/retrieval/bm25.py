@@ -36,8 +36,9 @@ class JaBM25(BM25Okapi):
     BM25Okapi's own expression, summed in BM25Okapi's order (so `average_idf` is the same float)."""
 
     def _initialize(self, corpus: Iterable[list[str]]) -> dict[str, int]:
-        self.doc_freqs = [Counter(document) for document in corpus]
-        self.doc_len = [sum(frequencies.values()) for frequencies in self.doc_freqs]
+        documents = corpus if isinstance(corpus, list) else list(corpus)
+        self.doc_freqs = [Counter(document) for document in documents]
+        self.doc_len = [len(document) for document in documents]
         self.corpus_size = len(self.doc_freqs)
         self.avgdl = sum(self.doc_len) / self.corpus_size
         return Counter(chain.from_iterable(self.doc_freqs))  # word -> number of documents with it
