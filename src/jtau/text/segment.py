@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 LINE = re.compile(r"^(?P<lead>\s*(?:#{1,6}\s+|(?:[-*+]|\d+[.)])\s+)?)(?P<body>.*?)(?P<trail>\s*)$")
-LETTER = re.compile(r"[A-Za-z]")
+LETTER = re.compile(r"[A-Za-z$]")  # a line of text, or of amounts only ("- $4.00": converted too)
 
 
 @dataclass(frozen=True)

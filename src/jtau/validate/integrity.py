@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from collections import Counter
+
 from collections import defaultdict
 
 from jtau import jsonpath
@@ -152,4 +156,23 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
                     errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
                                   f"{o.get(family)} {o.get(given)} matches {len(o_match)} db records, "
                                   f"the source passenger {len(s_match)}")
+    return errors, checked
+
+
+def check_cited_tools(source_documents: dict, out_documents: dict, rules) -> tuple[list[str], int]:
+    """Each document cites the tools its source cites, as many times (`open_bank_account_4821`
+    stays verbatim: the agent calls it by that name).  Japanese glues text to a name
+    (`open_bank_account_4821を使用`), so a name is bounded by Latin letters, digits and `_` only."""
+    pattern = rules.cited_tool.removeprefix(r"\b").removesuffix(r"\b")
+    cited = re.compile(rf"(?<![A-Za-z0-9_])(?:{pattern})(?![A-Za-z0-9_])")
+    errors, checked = [], 0
+    for name, document in source_documents.items():
+        localized = out_documents.get(name, {})
+        for key in rules.documents:
+            want = Counter(cited.findall(document.get(key) or ""))
+            got = Counter(cited.findall(localized.get(key) or ""))
+            checked += sum(want.values())
+            if want != got:
+                errors.append(f"{name}: {key}: tool names {sorted((want - got).elements())} missing, "
+                              f"{sorted((got - want).elements())} not in the source")
     return errors, checked

@@ -12,7 +12,7 @@ import re
 from jtau.jsonpath import format_path
 from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
-from jtau.text.template import LATIN_AFTER, LATIN_BEFORE
+from jtau.text.template import LATIN_BEFORE
 
 DOLLAR = r"\$\s?\d"
 
@@ -27,7 +27,8 @@ def leak_terms(maps: EntityMaps) -> list[str]:
 
 
 def leak_regex(maps: EntityMaps) -> re.Pattern:
-    return re.compile(rf"{LATIN_BEFORE}(?:{trie_regex(leak_terms(maps))}){LATIN_AFTER}|{DOLLAR}")
+    # a subscript digit continues a word too: CO₂ (carbon dioxide) is not CO (Colorado)
+    return re.compile(rf"{LATIN_BEFORE}(?:{trie_regex(leak_terms(maps))})(?![A-Za-z0-9_\u2080-\u2089])|{DOLLAR}")
 
 
 def strings(value, path=()):

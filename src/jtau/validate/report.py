@@ -88,7 +88,12 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     found = leaks.find_leaks(out.db, files.db_label, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
     for name, text in out.policies.items():
         found += leaks.find_leaks({"text": text}, name, regex)
+    for name, document in out.documents.items():
+        found += leaks.find_leaks(document, name, regex)
     report.add("leaks", found, len(found))
+    if rules.cited_tool and source.documents:
+        errors, checked = integrity.check_cited_tools(source.documents, out.documents, rules)
+        report.add("tool names the documents cite (as the source)", errors, checked)
 
     names = language.latin_of(maps.banking.merchants.values()) if rules.text_lexicon == "banking" else frozenset()
     errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs, names)
