@@ -153,3 +153,32 @@ def test_validate_reads_the_knowledge_base_lines_and_names_an_english_one(tmp_pa
     after = jtau("validate", "banking_knowledge", "--out", str(out))
     assert after.returncode == 0, after.stderr
     assert f"documents/{name}: title:1: untranslated" in after.stdout.replace("\n  ", " ")
+
+
+def test_validate_refuses_a_document_that_lost_a_tool_name(tmp_path):
+    """The agent calls a tool by the name its document cites: a J-tau document whose
+    `open_bank_account_4821` went missing (or became another name) is an error naming it."""
+    out = tmp_path / "domains"
+    shutil.copytree(OUT, out / "banking_knowledge")
+    name = "doc_bank_accounts_bank_accounts_(general)_001.json"
+    path = out / "banking_knowledge" / "documents" / name
+    document = json.loads(path.read_text(encoding="utf-8"))
+    assert "open_bank_account_4821を" in document["content"]  # glued to the Japanese, and still found
+    document["content"] = document["content"].replace("open_bank_account_4821", "open_bank_account_4820")
+    path.write_text(json.dumps(document, ensure_ascii=False, indent=4) + "\n", encoding="utf-8")
+    result = jtau("validate", "banking_knowledge", "--out", str(out))
+    assert result.returncode == 1
+    assert (f"documents/{name}: content: tool names ['open_bank_account_4821'] missing, "
+            "['open_bank_account_4820'] not in the source") in result.stderr.replace("\n  ", " ")
+
+
+def test_a_line_of_amounts_only_is_in_yen():
+    """A list item that is only an amount ("- $4.00") is converted like any text."""
+    from jtau.source.discover import default_domains_dir
+
+    folder, _ = default_domains_dir()
+    name = "doc_business_checking_accounts_hunter_green_009.json"
+    english = json.loads((folder / "banking_knowledge" / "documents" / name).read_text(encoding="utf-8"))["content"]
+    japanese = json.loads((OUT / "documents" / name).read_text(encoding="utf-8"))["content"]
+    assert "  - $4.00" in english.split("\n")
+    assert "  - 400円" in japanese.split("\n") and "$" not in japanese
