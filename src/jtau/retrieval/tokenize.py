@@ -51,8 +51,9 @@ _NO_NFKC = ("\t\n\r -~\u3000、。「」『』【】〜・×→÷—–‑’…
 _NEEDS_NFKC = re.compile(f"[^{_NO_NFKC}]")
 _K = KANJI_KATAKANA
 # Even bigrams, lone characters and Latin words in one scan; the odd bigrams of each run in another.
-# (a lone character is matched first and looked behind after: most positions fail on the class)
-_EVEN = re.compile(f"[{_K}]{{2}}|[{_K}](?<![{_K}][{_K}])(?![{_K}])|{LATIN_WORD}")
+# (a run's character is matched once, then either its neighbour or, alone, looked around: most
+# positions fail on the first class)
+_EVEN = re.compile(f"[{_K}](?:[{_K}]|(?<![{_K}][{_K}])(?![{_K}]))|{LATIN_WORD}")
 _ODD = re.compile(f"[{_K}](?<=[{_K}]{{2}})[{_K}]")  # a bigram whose first character follows another
 
 
