@@ -92,15 +92,23 @@ class TranslationMemory:
         self.entries: dict[str, Entry] = {e.key: e for e in _read(self.path)}
         for entry in _read(self.journal_path, tolerate_torn_tail=True):
             self._put(entry)
-        self.others: dict[str, Entry] = {}
-        if folder.is_dir():
-            for other in sorted(folder.glob("*.jsonl")):
-                if other.name.endswith(".journal.jsonl") or other == self.path:
-                    continue
-                for entry in _read(other):
-                    if entry.status != "stale":
-                        self.others.setdefault(entry.key, entry)
+        self._others: dict[str, Entry] | None = None
         self.used: set[str] = set()
+
+    @property
+    def others(self) -> dict[str, Entry]:
+        """The other domains' usable entries, read the first time this domain's file lacks a key
+        (a complete memory never reads them: banking_knowledge's alone is 12,700 entries)."""
+        if self._others is None:
+            self._others = {}
+            if self.folder.is_dir():
+                for other in sorted(self.folder.glob("*.jsonl")):
+                    if other.name.endswith(".journal.jsonl") or other == self.path:
+                        continue
+                    for entry in _read(other):
+                        if entry.status != "stale":
+                            self._others.setdefault(entry.key, entry)
+        return self._others
 
     def _put(self, entry: Entry) -> None:
         old = self.entries.get(entry.key)
