@@ -164,7 +164,7 @@ class GoldenServer:
 
 
 def run(domain: str, server: GoldenServer, save_dir: Path, task_ids: list[str] | None, jobs: int,
-        judge: str | None = None) -> dict[str, float]:
+        judge: str | None = None, retrieval: str | None = None) -> dict[str, float]:
     """One `jtau tau2 run` of `domain`; task id -> reward."""
     from jtau.runtime.compat import results_file
 
@@ -177,6 +177,8 @@ def run(domain: str, server: GoldenServer, save_dir: Path, task_ids: list[str] |
                "--num-trials", "1", "--max-concurrency", str(jobs), "--save-to", str(save_to)]
     if task_ids:
         command += ["--task-ids", *task_ids]
+    if retrieval:
+        command += ["--retrieval-config", retrieval]
     if judge:
         command += ["--nl-assertions-llm", f"openai/judge:{judge}", "--nl-assertions-llm-args", json.dumps(args)]
     result = subprocess.run(command, capture_output=True, text=True,
@@ -195,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task-ids", nargs="+", help="only these tasks")
     parser.add_argument("--jobs", type=int, default=4, help="tau2's --max-concurrency")
     parser.add_argument("--judge", choices=["met", "unmet"], help="tau2 1.0.1: the scripted NL-assertion judge")
+    parser.add_argument("--retrieval-config", help="banking_knowledge: tau2's retrieval configuration (default: "
+                        "tau2's, alltools, which needs the embeddings of `jtau banking embed`)")
     options = parser.parse_args(argv)
     domains = options.domain or ["airline_ja", "airline"]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -203,7 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     with GoldenServer({d: tasks_of(d) for d in domains}) as server, tempfile.TemporaryDirectory() as tmp:
         failed = False
         for domain in domains:
-            rewards = run(domain, server, Path(tmp), options.task_ids, options.jobs, options.judge)
+            rewards = run(domain, server, Path(tmp), options.task_ids, options.jobs, options.judge,
+                          options.retrieval_config)
             perfect = sum(r == 1.0 for r in rewards.values())
             print(f"{domain}: {perfect}/{len(rewards)} tasks reward 1.0")
             for task_id, reward in sorted(rewards.items(), key=lambda kv: (len(kv[0]), kv[0])):
