@@ -68,15 +68,17 @@ class Translator:
         stats = self.stats
         stats.segments = len(segments)
         unique: dict[str, tuple[Template, str]] = {}
+        kept: set[str] = set()
         for template, kind in segments:
             if kind in self.source_language:
+                kept.add(self.key(template, kind))
                 continue
             if needs_translation(template):
                 unique.setdefault(self.key(template, kind), (template, kind))
             else:
                 stats.no_text += 1
         stats.unique = len(unique)
-        stats.kept = len({self.key(t, k) for t, k in segments if k in self.source_language})
+        stats.kept = len(kept)
         jobs: list[Job] = []
         broken: list[str] = []
         for key, (template, kind) in unique.items():

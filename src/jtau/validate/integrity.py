@@ -161,10 +161,8 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
 
 def check_cited_tools(source_documents: dict, out_documents: dict, rules) -> tuple[list[str], int]:
     """Each document cites the tools its source cites, as many times (`open_bank_account_4821`
-    stays verbatim: the agent calls it by that name).  Japanese glues text to a name
-    (`open_bank_account_4821を使用`), so a name is bounded by Latin letters, digits and `_` only."""
-    pattern = rules.cited_tool.removeprefix(r"\b").removesuffix(r"\b")
-    cited = re.compile(rf"(?<![A-Za-z0-9_])(?:{pattern})(?![A-Za-z0-9_])")
+    stays verbatim: the agent calls it by that name), as the rules' `cited_tool` finds them."""
+    cited = re.compile(rules.cited_tool)
     errors, checked = [], 0
     for name, document in source_documents.items():
         localized = out_documents.get(name, {})

@@ -80,32 +80,31 @@ GLUED_ID = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])ID(?=[A-Za-z0-9#])|番�
 
 def check_field(where: str, source: str, output: str, glossary: Glossary,
                 literals: frozenset[str], frozen: FrozenTokens,
-                allow: frozenset[str] | None = None, hints: bool = True) -> tuple[list[str], list[str]]:
-    """`allow`: the Latin words allowed (default: the glossary's); `hints`: check the glossary's
+                allow: frozenset[str], hints: bool = True) -> tuple[list[str], list[str]]:
+    """`allow`: the Latin words allowed (the glossary's and the maps' names); `hints`: check the glossary's
     renderings too (the knowledge base's lines skip it: every one of its segments came from a
     memory entry checked for its hints)."""
     errors, warnings = [], []
     if not LATIN_LETTER.search(output):  # no placeholder, glued id or English can be left
-        if hints:
-            warnings += [f"{where}: glossary: {term!r} is not rendered {rendering!r}"
-                         for term, rendering in glossary.hints_in(source).items() if rendering not in output]
-        return errors, warnings
+        return errors, _hint_warnings(where, source, output, glossary) if hints else []
     if PLACEHOLDER.search(output):
         errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
     if glued := GLUED_ID.search(output):
         errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
                       "(write 予約ID XEHM4B or 予約ID：XEHM4B)")
     # emails first: the frozen tokens would take `coffeelover_fumi` of coffeelover_fumi@protonmail.com
-    allow = glossary.allow_latin if allow is None else allow
     words = english_left(frozen.strip(EMAILS.sub(" ", output)), allow, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
         warnings.append(f"{where}: {state}: {joined(words, 6)}")
     elif not words and hints:
-        for term, rendering in glossary.hints_in(source).items():
-            if rendering not in output:
-                warnings.append(f"{where}: glossary: {term!r} is not rendered {rendering!r}")
+        warnings += _hint_warnings(where, source, output, glossary)
     return errors, warnings
+
+
+def _hint_warnings(where: str, source: str, output: str, glossary: Glossary) -> list[str]:
+    return [f"{where}: glossary: {term!r} is not rendered {rendering!r}"
+            for term, rendering in glossary.hints_in(source).items() if rendering not in output]
 
 
 def latin_of(names) -> frozenset[str]:
