@@ -91,6 +91,7 @@ def localize(
     from jtau.project import project_root
     from jtau.translate.client import Endpoint, Settings
 
+    names: list[str] = []
     try:
         root = project_root()
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
@@ -132,7 +133,9 @@ def localize(
     except JtauError as exc:
         fail(exc)
     except KeyboardInterrupt:
-        err_console.print("interrupted: nothing written; translations received so far are kept in the "
+        written_what = ("nothing written" if len(names) <= 1 else
+                        "each domain is written whole or not at all (those finished before it are written)")
+        err_console.print(f"interrupted: {written_what}; translations received so far are kept in the "
                           "memory's journal and a new run resumes from them")
         # exit now: Python would otherwise wait for the translation threads' requests in flight
         # (up to --timeout); the journal is fsynced and outputs are only ever written atomically
