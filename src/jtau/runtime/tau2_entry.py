@@ -17,11 +17,13 @@ Needs tau2 with its runtime dependencies (requirements/, README "J-tau in tau2")
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 
 from loguru import logger
 
+from jtau.arms import split_domain
 from jtau.errors import CheckFailed, InputError
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
@@ -89,16 +91,38 @@ def banking_runner_options(names: list[str]) -> None:
     build._build_env_kwargs = batch._build_env_kwargs = env_kwargs
 
 
-GREETING_JA = "こんにちは。本日はどのようなご用件でしょうか？"
+GREETINGS = {"ja": "こんにちは。本日はどのようなご用件でしょうか？"}  # by text language; English is tau2's own
+_greeting = threading.local()
 
 
-def japanese_greeting() -> None:
+def greet_in_domain_language() -> None:
     """tau2's orchestrator opens every conversation with the agent message "Hi! How can I help
-    you today?" (a module constant); a J-tau run opens in Japanese."""
-    from tau2.data_model.message import AssistantMessage
-    from tau2.orchestrator import orchestrator
+    you today?" (a module constant it deep-copies); a conversation of a domain whose text is
+    Japanese (jtau.arms) opens in Japanese.  Per conversation and thread-safe: English and
+    Japanese domains run side by side in one process (`jtau experiment run`)."""
+    from tau2.orchestrator import orchestrator as module
 
-    orchestrator.DEFAULT_FIRST_AGENT_MESSAGE = AssistantMessage(role="assistant", content=GREETING_JA, cost=0.0)
+    original = module.Orchestrator.initialize
+    if getattr(original, "__jtau__", False):
+        return
+    english = module.DEFAULT_FIRST_AGENT_MESSAGE
+
+    class Greeting(type(english)):
+        def __deepcopy__(self, memo=None):
+            text = GREETINGS.get(getattr(_greeting, "language", None))
+            return english.model_copy(deep=True, update={"content": text} if text else None)
+
+    def initialize(self, *args, **kwargs):
+        _, arm = split_domain(str(getattr(self, "domain", "")))
+        _greeting.language = arm.text if arm else None
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _greeting.language = None
+
+    initialize.__jtau__ = True
+    module.Orchestrator.initialize = initialize
+    module.DEFAULT_FIRST_AGENT_MESSAGE = Greeting(**english.model_dump())
 
 
 JUDGE_LLM = "--nl-assertions-llm"
@@ -158,9 +182,8 @@ def run_tau2(args: list[str]) -> None:
             started = results.stat().st_mtime
         else:
             started = None
-    names = register()
-    if any(arg in names or arg.split("=")[-1] in names for arg in args):
-        japanese_greeting()
+    register()
+    greet_in_domain_language()
     set_judge(judge_model, judge_args)
     from tau2.cli import main
 

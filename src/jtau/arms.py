@@ -1,0 +1,63 @@
+"""J-tau's arms: what a localization changes, one factor at a time.
+
+J-tau changes the language of every text and the locale of every entity (people, places,
+phones, dates, money) at once.  An experiment that finds an agent worse in Japanese needs to
+know which of the two did it, so every J-tau domain comes in four arms, a 2x2 of text language
+x entity locale, each a tau2 domain named `<tau2 domain>_<arm>`:
+
+    arm           text      entities   tau2 domain (airline)
+    en            English   source     airline_en           the source with J-tau's task repairs
+    ja-entities   English   J-tau      airline_ja-entities
+    ja-text       Japanese  source     airline_ja-text
+    ja            Japanese  J-tau      airline_ja           J-tau itself
+
+The arm is also the "language" of an experiment's traces (retention compares `en` with each of
+the others).  An arm's entities decide the space its tool arguments live in: `ja` and
+`ja-entities` call tools with J-tau's user ids and yen, `en` and `ja-text` with the source's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SOURCE, JTAU = "source", "ja"
+
+
+@dataclass(frozen=True)
+class Arm:
+    name: str
+    text: str       # the language of every text: "en" or "ja"
+    entities: str   # SOURCE (the source's people, places and dollars) or JTAU
+
+    @property
+    def localizes_entities(self) -> bool:
+        return self.entities == JTAU
+
+    @property
+    def japanese_text(self) -> bool:
+        return self.text == "ja"
+
+
+ARMS = {arm.name: arm for arm in (
+    Arm("en", "en", SOURCE),
+    Arm("ja-entities", "en", JTAU),
+    Arm("ja-text", "ja", SOURCE),
+    Arm("ja", "ja", JTAU),
+)}
+SOURCE_ARM = "en"
+
+
+def split_domain(name: str) -> tuple[str, Arm | None]:
+    """`airline_ja-text` -> ("airline", the ja-text arm); a name that is no arm (tau2's own
+    `airline`, `banking_knowledge`) -> (name, None)."""
+    base, _, suffix = name.rpartition("_")
+    if base and suffix in ARMS:
+        return base, ARMS[suffix]
+    return name, None
+
+
+def arm_domain(base: str, arm: str) -> str:
+    """The tau2 domain name of `arm` of tau2 domain `base`: ("airline", "ja-text") -> airline_ja-text."""
+    if arm not in ARMS:
+        raise ValueError(f"unknown arm {arm!r}; arms: {', '.join(ARMS)}")
+    return f"{base}_{arm}"
