@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from conftest import ROOT, jtau
+from conftest import ROOT, banking_here, jtau
 from jtau.maps import load_maps
 from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
@@ -18,7 +18,7 @@ MAPS = load_maps(ROOT / "entity_maps")
 
 
 def run(traces, **kw):
-    return analyze(traces, Canonicalizer(MAPS, "ja"), "en", "ja", kw.pop("permutations", 200),
+    return analyze(traces, Canonicalizer(MAPS), "en", "ja", kw.pop("permutations", 200),
                    kw.pop("bootstrap", 200), **kw)
 
 
@@ -72,8 +72,8 @@ def test_parse_failures_are_counted_and_a_cell_above_20_percent_is_unranked():
         traces += [t("en", r, task, ["a", "b"]) for r in (0, 1)]
         traces += [t("ja", 0, task, ["a", "b"]), t("ja", 1, task, [], parsed=task >= 9)]
     [cell] = run(traces)
-    assert cell["rollouts"] == 40 and cell["parse_failures"] == 9
-    assert cell["parse_failure_rate"] == pytest.approx(0.225) and cell["ranked"] is False
+    assert cell["rollouts"] == 40 and cell["failures"] == 9
+    assert cell["failure_rate"] == pytest.approx(0.225) and cell["ranked"] is False
     numbers = cell["levels"]["route"]
     assert numbers["pairs_cross"] == 11   # unparsed rollouts take part in no pair
 
@@ -98,22 +98,57 @@ def test_cells_are_model_benchmark_temperature_and_tool_shares_add_up():
     assert cells[0]["tool_share"]["en"] == {"a": pytest.approx(2 / 3), "b": pytest.approx(1 / 3)}
 
 
-def golden(localized_tasks, source_tasks, map_back=True):
+def golden(domain: str, map_back: bool = True) -> dict:
+    """The golden actions of a domain's source tasks (with J-tau's repairs) as arm `en` and of
+    J-tau's tasks as arm `ja`, two trials each with different seeds: the agent's calls only."""
+    from jtau.pipeline import load_repaired
+    from jtau.rules import load_rules
+
+    source, _ = load_repaired(load_rules(domain), ROOT)
+    localized = json.loads((ROOT / "data" / "domains" / domain / "tasks.json").read_text(encoding="utf-8"))
     traces = []
-    for language, benchmark, tasks in (("en", "airline", source_tasks), ("ja", "airline_ja", localized_tasks)):
+    for language, tasks in (("en", source.tasks), ("ja", localized)):
         for task in tasks:
-            actions = [{"tool": a["name"], "args": a["arguments"]} for a in task["evaluation_criteria"]["actions"] or []]
-            traces += [Trace("golden", benchmark, language, 0.0, r, task["id"], True, actions) for r in (0, 1)]
-    return analyze(traces, Canonicalizer(MAPS if map_back else None, "ja"), "en", "ja", 200, 0)
+            actions = [{"tool": a["name"], "args": a["arguments"]} for a in task["evaluation_criteria"]["actions"] or []
+                       if a.get("requestor", "assistant") == "assistant"]
+            traces += [Trace("golden", domain, language, 0.0, r, str(task["id"]), True, actions, seed=100 + r)
+                       for r in (0, 1)]
+    [cell] = analyze(traces, Canonicalizer(MAPS if map_back else None), "en", "ja", 200, 0, details=True)
+    return cell
 
 
-def test_golden_trajectories_in_both_languages_retain_fully_once_mapped_back(airline):
-    [cell] = golden(airline.domain.tasks, airline.source.tasks)
-    assert cell["benchmark"] == "airline"
-    assert cell["levels"]["route"]["retention"] == 1.0 and cell["levels"]["full"]["retention"] == 1.0
-    assert cell["levels"]["full"]["tasks"] == 43  # the 7 tasks without actions are excluded pairs
-    [unmapped] = golden(airline.domain.tasks, airline.source.tasks, map_back=False)
-    assert unmapped["levels"]["route"]["retention"] == 1.0 and unmapped["levels"]["full"]["retention"] < 0.8
+@pytest.mark.parametrize("domain,tasks", [("airline", 43), ("retail", 112), ("telecom", 1720),
+                                          ("banking_knowledge", 90)])
+def test_golden_routes_in_both_languages_retain_exactly_once_arguments_are_in_one_space(domain, tasks):
+    """Calibration: the agent's golden calls in English and in J-tau are one route, argument for
+    argument, on every domain (people, ids, emails, addresses, phones, dates, yen, products,
+    merchants; banking's discoverable calls by their inner tool).  Without the maps they are not."""
+    if domain == "banking_knowledge" and not banking_here():
+        pytest.skip("tau2-bench 1.0.1 with its data (TAU2_DATA_DIR) only")
+    cell = golden(domain)
+    assert cell["benchmark"] == domain
+    for level in ("route", "full"):
+        assert cell["levels"][level]["retention"] == 1.0 and cell["levels"][level]["tasks"] == tasks
+    assert all(t["parted_at"] is None for t in cell["tasks"])
+    unmapped = golden(domain, map_back=False)
+    assert unmapped["levels"]["route"]["retention"] == 1.0
+    # telecom's golden agent calls name ids only; its lookups by name and phone are tested below
+    assert unmapped["levels"]["full"]["retention"] < 0.99 or domain == "telecom"
+
+
+def test_telecom_lookups_by_name_and_phone_compare_in_one_space():
+    english = [{"tool": "get_customer_by_phone", "args": {"phone_number": "555-123-2002"}},
+               {"tool": "get_customer_by_name", "args": {"full_name": "John Smith", "dob": "1985-06-15"}}]
+    japanese = [{"tool": "get_customer_by_phone", "args": {"phone_number": "090-0000-2002"}},
+                {"tool": "get_customer_by_name", "args": {"full_name": "高橋 健太", "dob": "1985-06-15"}}]
+    traces = [Trace("m", "telecom-workflow", lang, 0.0, r, "1", True, actions, seed=r)
+              for lang, actions in (("en", english), ("ja", japanese)) for r in (0, 1)]
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
+    assert cell["benchmark"] == "telecom-workflow" and cell["levels"]["full"]["retention"] == 1.0
+    swapped = [dict(japanese[0]), {"tool": "get_customer_by_name", "args": {"full_name": "健太 高橋", "dob": "1985-06-15"}}]
+    traces = traces[:2] + [Trace("m", "telecom-workflow", "ja", 0.0, r, "1", True, swapped, seed=r) for r in (0, 1)]
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
+    assert cell["levels"]["full"]["icross"] == 0.5 and cell["levels"]["route"]["icross"] == 1.0
 
 
 def test_react_parser_counts_prose_instead_of_emptying_it(tmp_path):
@@ -149,7 +184,7 @@ def test_tau2_results_become_traces(tmp_path):
     path.write_text(json.dumps(results, ensure_ascii=False))
     [trace] = from_tau2_results(path)
     assert (trace.model, trace.benchmark, trace.language, trace.temperature, trace.replicate) == \
-        ("gpt-x", "airline_ja", "ja", 0.5, 1)
+        ("gpt-x", "airline", "ja", 0.5, 1)
     assert trace.actions == [{"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}]
 
 
@@ -203,13 +238,13 @@ def test_each_target_language_is_its_own_cell_and_parse_failures_count_per_langu
         traces += [t("ja", r, task, tools) for r in (0, 1)]
         traces += [t("hi", 0, task, tools), t("hi", 1, task, [], parsed=task >= 6)]  # hi: 4 of 20 -> 20%
         traces += [t("hi2", 0, task, tools), t("hi2", 1, task, [], parsed=task >= 6) if task else t("hi2", 1, task, [], parsed=False)]
-    cells = analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 100, 0)
+    cells = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0)
     assert [(c["source"], c["target"]) for c in cells] == [("en", "hi"), ("en", "hi2"), ("en", "ja")]
     by_target = {c["target"]: c for c in cells}
-    assert by_target["hi"]["parse_failure_rate_by_language"] == {"en": 0.0, "hi": 0.3}
+    assert by_target["hi"]["failure_rate_by_language"] == {"en": 0.0, "hi": 0.3}
     assert by_target["hi"]["ranked"] is False and by_target["ja"]["ranked"] is True
-    assert by_target["hi"]["unranked_because"] == ["hi: 30.0% unparsed (> 20%)"]
-    pairs = analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 100, 0, pairs=[("ja", "hi")])
+    assert by_target["hi"]["unranked_because"] == ["hi: 30.0% failed (> 20%)"]
+    pairs = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0, pairs=[("ja", "hi")])
     assert [(c["source"], c["target"]) for c in pairs] == [("ja", "hi")]
 
 
@@ -272,7 +307,7 @@ def test_translate_calls_and_the_ascii_share_of_reasoning_are_reported_per_langu
                                 [{"tool": "Translate", "args": {}}, {"tool": "search", "args": {}}],
                                 thoughts="खोज" + "abc"))
     summary = {}
-    analyze(traces, Canonicalizer(MAPS, "ja"), "en", None, 50, 0, summary=summary)
+    analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, summary=summary)
     languages = summary["languages"]
     assert languages["hi"]["translate_call_share"] == 0.5 and languages["en"]["translate_call_share"] == 0.0
     assert languages["en"]["thoughts_ascii_share"] == 1.0

@@ -27,11 +27,12 @@ app.add_typer(retention_app, name="retention")
 @retention_app.command("import")
 def retention_import(
     out: Annotated[Path, typer.Option("--out", "-o", help="Trace file (JSON Lines) to write.")],
-    tau2_results: Annotated[Optional[list[Path]], typer.Option("--tau2", help="tau2 results JSON (repeatable).")] = None,
+    tau2_results: Annotated[Optional[list[Path]], typer.Option(
+        "--tau2", help="tau2 results: 26.3's X.json or 1.0.1's X/results.json or X/ (repeatable).")] = None,
     react: Annotated[Optional[list[Path]], typer.Option(
         "--react", help="JSON Lines of ReAct transcripts with trace metadata (repeatable).")] = None,
-    source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
-    target_lang: Annotated[str, typer.Option("--target-lang")] = "ja",
+    source_lang: Annotated[str, typer.Option(
+        "--source-lang", help="The language of a tau2 domain that is no J-tau arm (tau2's own airline).")] = "en",
     model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
     temperature: Annotated[Optional[float], typer.Option(
         help="The agent's temperature, for tau2 results that do not record it.")] = None,
@@ -48,7 +49,7 @@ def retention_import(
         ensure_writable(out, folder=False)
         traces, unparsed = [], 0
         for path in tau2_results or []:
-            traces += from_tau2_results(path, source_lang, target_lang, model, temperature)
+            traces += from_tau2_results(path, source_lang, model, temperature)
         for path in react or []:
             found, failed = from_react(path)
             traces += found
@@ -100,8 +101,7 @@ def retention_analyze(
         for path in (json_file, plot_file):
             if path:
                 ensure_writable(path, folder=False)
-        maps = load_maps(maps_dir(project_root()))
-        canonical = Canonicalizer(maps, maps.locale.locale.split("-")[0])  # arguments in ja map back
+        canonical = Canonicalizer(load_maps(maps_dir(project_root())))
         with progress_bar() as bar:
             task = bar.add_task("reading traces and analysing cells", total=None)
             results = analyze(read_traces(traces), canonical, source_lang, target_lang, permutations, bootstrap,

@@ -1,10 +1,15 @@
-"""The retention analysis of one cell (model x benchmark x temperature x language pair), at
-two levels (tool names; tools with canonical arguments).
+"""The retention analysis of one cell (model x benchmark x temperature x runtime x retrieval
+configuration x pair of sides), at two levels (steps; steps with canonical arguments).
+
+A side is a language, or a J-tau arm (jtau.arms), with the user simulator that spoke it: the
+same language from two user simulators is two sides, never merged.  Rollouts are told apart by
+their identity (run, seed, trial), and a second rollout with an identity already read is refused.
 
 Definitions (the method's, with the choices jtau adds marked *):
 - agreement(a, b) = 1 - Levenshtein(a, b) / max(|a|, |b|) over action tokens; a pair of two
-  empty traces is excluded and counted, never scored 1.0; unparsed rollouts take part in no
-  pair and count toward their language's parse-failure rate.
+  empty traces is excluded and counted, never scored 1.0; failed rollouts (unparsed transcripts,
+  simulations that did not run to their end) take part in no pair and count toward their side's
+  failure rate.
 - Iwithin: agreement of two replicates of a task in one language, averaged per task, then over
   tasks; reported for the source, the target and pooled (both languages*); `baseline` chooses
   which one retention divides by (default pooled*).  Icross: agreement of a source replicate
@@ -28,7 +33,8 @@ Definitions (the method's, with the choices jtau adds marked *):
   Each has a percentile bootstrap interval over tasks (floors held fixed).
 - Chance floor c (any language, kept for reference) and chance-normalized
   I* = (I - c) / (1 - c).
-- A cell is unranked when any of its two languages has more than 20% unparsed rollouts.
+- A cell is unranked when either of its sides has more than 20% failed rollouts.  A cell
+  without a single comparable pair is an error unless its failures explain it (unranked).
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
-from jtau.retention.canonical import Canonicalizer
+from jtau.errors import InputError
+from jtau.retention.canonical import Canonicalizer, localized_space
 from jtau.retention.traces import TRANSLATE
 
 LEVELS = ("route", "full")
@@ -49,61 +56,117 @@ BASELINES = ("pooled", "source", "target")
 DROPPED_WARNING = 0.01  # warn when length matching drops this share of cross pairs or more
 
 
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: a language (or J-tau arm) and the user simulator that spoke it."""
+    language: str
+    user: str | None = None
+
+    def label(self, users_of_language: int = 1) -> str:
+        return self.language if users_of_language < 2 or not self.user else f"{self.language} [{self.user}]"
+
+
+@dataclass
+class Entry:
+    """One rollout in a group: its tokens (None when it failed) and where it was read."""
+    tokens: tuple | None   # (route, full, full with the source's entities localized or None)
+    seed: int | None
+    replicate: int
+    origin: str
+
+
 @dataclass
 class Group:
-    """All languages of one model x benchmark x temperature."""
+    """All sides of one model x benchmark x temperature x runtime x retrieval configuration."""
     model: str
     benchmark: str
     temperature: float
-    # task -> language -> replicate -> (route tokens, full tokens), or None when unparsed
+    runtime: str | None = None
+    retrieval: str | None = None
+    # task -> side -> identity (run, seed, replicate) -> Entry
     tasks: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(dict)))
-    rollouts: Counter = field(default_factory=Counter)      # per language
-    unparsed: Counter = field(default_factory=Counter)      # per language
+    rollouts: Counter = field(default_factory=Counter)      # per side
+    failed: Counter = field(default_factory=Counter)        # per side: failures of every kind
+    failures: dict = field(default_factory=lambda: defaultdict(Counter))  # side -> reason -> count
     tools: dict = field(default_factory=lambda: defaultdict(Counter))
     lengths: dict = field(default_factory=lambda: defaultdict(list))
-    thoughts: dict = field(default_factory=dict)  # language -> (ASCII characters, characters)
+    thoughts: dict = field(default_factory=dict)  # side -> (ASCII characters, characters)
     translating: Counter = field(default_factory=Counter)  # parsed rollouts with a Translate-like call
+    rewards: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))  # side -> task -> rewards
+    diagnostics: dict = field(default_factory=lambda: defaultdict(list))  # side -> [per-rollout dicts]
+    actions: dict = field(default_factory=lambda: defaultdict(dict))  # side -> task -> first replicate's steps
+
+    @property
+    def key(self) -> tuple:
+        return (self.model, self.benchmark, self.temperature, self.runtime or "", self.retrieval or "")
+
+    def users(self, language: str) -> int:
+        return len({side.user for side in self.rollouts if side.language == language})
 
 
 def base_benchmark(benchmark: str, language: str) -> str:
-    """`airline_ja` in language ja is benchmark airline."""
+    """`airline_ja` in language ja is benchmark airline (traces that name the domain in full)."""
     return benchmark.removesuffix(f"_{language}")
 
 
-def group(traces, canonical: Canonicalizer) -> dict[tuple, Group]:
-    """Every trace, read once, into its model x benchmark x temperature group."""
+def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple, Group]:
+    """Every trace, read once, into its cell; a second rollout with the identity of one already
+    read (the same file imported twice, two runs labelled alike) is refused naming both.
+    `details` keeps each side's first route per task (for the per-task view)."""
     groups: dict[tuple, Group] = {}
     for trace in traces:
         benchmark = base_benchmark(trace.benchmark, trace.language)
-        key = (trace.model, benchmark, trace.temperature)
+        key = (trace.model, benchmark, trace.temperature, trace.runtime or "", trace.retrieval or "")
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(trace.model, benchmark, trace.temperature)
-        g.rollouts[trace.language] += 1
+            g = groups[key] = Group(trace.model, benchmark, trace.temperature, trace.runtime, trace.retrieval)
+        side = Side(trace.language, trace.user)
+        replicates = g.tasks[trace.task_id][side]
+        identity = trace.identity
+        if identity in replicates:
+            first = replicates[identity].origin or "an earlier trace"
+            raise InputError(f"{trace.origin or 'a trace'}: the same rollout as {first} (model {trace.model}, "
+                             f"{benchmark} {trace.language}, task {trace.task_id}, trial {trace.replicate}, seed "
+                             f"{trace.seed}, run {trace.run}): a file imported twice? Keep one")
+        g.rollouts[side] += 1
         if trace.thoughts:
             text = "".join(trace.thoughts.split())
-            a, n = g.thoughts.get(trace.language, (0, 0))
-            g.thoughts[trace.language] = (a + sum(c.isascii() for c in text), n + len(text))
+            a, n = g.thoughts.get(side, (0, 0))
+            g.thoughts[side] = (a + sum(c.isascii() for c in text), n + len(text))
+        if trace.reward is not None and trace.failure != "infrastructure_error":
+            g.rewards[side][trace.task_id].append(trace.reward)
+        if trace.diagnostics:
+            g.diagnostics[side].append((trace.task_id, trace.diagnostics))
         if not trace.parsed:
-            g.unparsed[trace.language] += 1
-            g.tasks[trace.task_id][trace.language][trace.replicate] = None
+            g.failed[side] += 1
+            g.failures[side][trace.failure] += 1
+            replicates[identity] = Entry(None, trace.seed, trace.replicate, trace.origin)
             continue
-        g.tasks[trace.task_id][trace.language][trace.replicate] = canonical.encode(
-            trace.benchmark, trace.language, trace.actions)
-        g.tools[trace.language].update(a["tool"] for a in trace.actions)
+        tokens = canonical.encode(benchmark, trace.language, trace.actions)
+        replicates[identity] = Entry(tokens, trace.seed, trace.replicate, trace.origin)
+        if details and trace.task_id not in g.actions[side]:
+            g.actions[side][trace.task_id] = [canonical.names[t] for t in tokens[0]]
+        g.tools[side].update(a["tool"] for a in trace.actions)
         if any(TRANSLATE.search(a["tool"]) for a in trace.actions):
-            g.translating[trace.language] += 1
-        g.lengths[trace.language].append(len(trace.actions))
+            g.translating[side] += 1
+        g.lengths[side].append(len(trace.actions))
     return groups
 
 
 def language_pairs(groups: dict[tuple, Group], source: str, targets: list[str] | None,
                    pairs: list[tuple[str, str]] | None) -> list[tuple[str, str]]:
-    """The (source, target) pairs to analyse: given, or the source against every other language."""
+    """The (source, target) language pairs to analyse: given, or the source against every other."""
     if pairs:
         return pairs
-    present = sorted({lang for g in groups.values() for lang in g.rollouts})
+    present = sorted({side.language for g in groups.values() for side in g.rollouts})
     return [(source, lang) for lang in present if lang != source and (not targets or lang in targets)]
+
+
+def side_pairs(g: Group, source: str, target: str) -> list[tuple[Side, Side]]:
+    """Every (source side, target side) of a group for a language pair (a language spoken by two
+    user simulators is two sides, kept apart)."""
+    sides = sorted(g.rollouts, key=lambda s: (s.language, s.user or ""))
+    return [(a, b) for a in sides if a.language == source for b in sides if b.language == target]
 
 
 def agreement(a: tuple, b: tuple) -> float | None:
@@ -116,6 +179,23 @@ def _bucket(trace: tuple) -> int:
     return min(len(trace), MAX_BUCKET)
 
 
+def level_tokens(entry: Entry, level: int, mapped: bool) -> tuple:
+    """An entry's tokens at a level (0 route, 1 full); `mapped`: full tokens with the source's
+    entities localized, for a comparison with a side in J-tau's entity space."""
+    route, full, localized = entry.tokens
+    if level == 0:
+        return route
+    return localized if mapped and localized is not None else full
+
+
+def different_seeds(a: Entry, b: Entry) -> bool:
+    """Cross pairs are cross-seed (decoding noise enters both sides alike): seeds when both are
+    known, else trial indices."""
+    if a.seed is not None and b.seed is not None:
+        return a.seed != b.seed
+    return a.replicate != b.replicate
+
+
 @dataclass
 class Pairs:
     """Per task (in task order): within and cross agreements with their length buckets."""
@@ -123,42 +203,51 @@ class Pairs:
     cross: list[list[tuple[float, int]]] = field(default_factory=list)
     within_source: list[float] = field(default_factory=list)   # per task means
     within_target: list[float] = field(default_factory=list)
+    cross_by_task: dict = field(default_factory=dict)          # task -> mean cross agreement
+    within_by_task: dict = field(default_factory=dict)         # task -> mean within agreement
     empty: int = 0
 
 
-def collect(g: Group, level: int, source: str, target: str) -> Pairs:
+def collect(g: Group, level: int, source: Side, target: Side) -> Pairs:
     out = Pairs()
-    for languages in g.tasks.values():
-        within, by_language = [], {}
-        for language in (source, target):
-            reps = sorted((r, t[level]) for r, t in languages.get(language, {}).items() if t is not None)
+    map_source = localized_space(target.language) and not localized_space(source.language)
+    map_target = localized_space(source.language) and not localized_space(target.language)
+    for task_id, sides in g.tasks.items():
+        within, by_side = [], {}
+        for side in (source, target):
+            reps = [e for _, e in sorted(sides.get(side, {}).items(), key=lambda kv: str(kv[0]))
+                    if e.tokens is not None]
             values = []
             for i in range(len(reps)):
                 for j in range(i + 1, len(reps)):
-                    value = agreement(reps[i][1], reps[j][1])
+                    a, b = level_tokens(reps[i], level, False), level_tokens(reps[j], level, False)
+                    value = agreement(a, b)
                     if value is None:
                         out.empty += 1
                         continue
                     values.append(value)
-                    within.append((value, _bucket(reps[i][1])))
-            by_language[language] = values
+                    within.append((value, _bucket(a)))
+            by_side[side] = values
         cross = []
-        for rs, a in languages.get(source, {}).items():
-            for rt, b in languages.get(target, {}).items():
-                if a is None or b is None or rs == rt:
-                    continue  # cross-seed only: decoding noise enters both sides alike
-                value = agreement(a[level], b[level])
+        for a in sides.get(source, {}).values():
+            for b in sides.get(target, {}).values():
+                if a.tokens is None or b.tokens is None or not different_seeds(a, b):
+                    continue
+                ta, tb = level_tokens(a, level, map_source), level_tokens(b, level, map_target)
+                value = agreement(ta, tb)
                 if value is None:
                     out.empty += 1
                     continue
-                cross.append((value, _bucket(a[level])))
+                cross.append((value, _bucket(ta)))
         if within and cross:
             out.within.append(within)
             out.cross.append(cross)
-            if by_language[source]:
-                out.within_source.append(sum(by_language[source]) / len(by_language[source]))
-            if by_language[target]:
-                out.within_target.append(sum(by_language[target]) / len(by_language[target]))
+            out.within_by_task[task_id] = sum(v for v, _ in within) / len(within)
+            out.cross_by_task[task_id] = sum(v for v, _ in cross) / len(cross)
+            if by_side[source]:
+                out.within_source.append(sum(by_side[source]) / len(by_side[source]))
+            if by_side[target]:
+                out.within_target.append(sum(by_side[target]) / len(by_side[target]))
     return out
 
 
@@ -188,15 +277,17 @@ def _matched(ws, wn, cs, cn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return within, cross, kept
 
 
-def chance_floors(g: Group, level: int, source: str, target: str, permutations: int,
+def chance_floors(g: Group, level: int, source: Side, target: Side, permutations: int,
                   rng: np.random.Generator) -> tuple[float | None, float | None, float | None]:
     """(c_within, c_cross, c_any) from the same random pairs of different tasks: for each pair
-    (i, j) one language L, c_within compares i's and j's traces in L, c_cross i's source trace
+    (i, j) one side L, c_within compares i's and j's traces in L, c_cross i's source trace
     with j's target trace.  Indices are drawn at once (vectorized); agreements one by one."""
+    map_source = localized_space(target.language) and not localized_space(source.language)
+    map_target = localized_space(source.language) and not localized_space(target.language)
     pools = []
-    for langs in g.tasks.values():
-        src = [t[level] for t in langs.get(source, {}).values() if t is not None]
-        tgt = [t[level] for t in langs.get(target, {}).values() if t is not None]
+    for sides in g.tasks.values():
+        src = [e for e in sides.get(source, {}).values() if e.tokens is not None]
+        tgt = [e for e in sides.get(target, {}).values() if e.tokens is not None]
         if src and tgt:
             pools.append((src, tgt))
     if len(pools) < 2:
@@ -212,10 +303,11 @@ def chance_floors(g: Group, level: int, source: str, target: str, permutations: 
         a_src = a_src_pool[int(picks[k, 0] * len(a_src_pool))]
         b_tgt = b_tgt_pool[int(picks[k, 1] * len(b_tgt_pool))]
         if in_target[k]:
-            a_lang, b_lang = a_tgt_pool[int(picks[k, 2] * len(a_tgt_pool))], b_tgt
+            a_side, b_side = a_tgt_pool[int(picks[k, 2] * len(a_tgt_pool))], b_tgt
         else:
-            a_lang, b_lang = a_src, b_src_pool[int(picks[k, 3] * len(b_src_pool))]
-        w, c = agreement(a_lang, b_lang), agreement(a_src, b_tgt)
+            a_side, b_side = a_src, b_src_pool[int(picks[k, 3] * len(b_src_pool))]
+        w = agreement(level_tokens(a_side, level, False), level_tokens(b_side, level, False))
+        c = agreement(level_tokens(a_src, level, map_source), level_tokens(b_tgt, level, map_target))
         if w is None or c is None:
             continue
         within.append(w)
@@ -242,9 +334,9 @@ def _ci(samples: np.ndarray) -> list[float] | None:
     return [float(x) for x in np.percentile(samples, [2.5, 97.5])] if len(samples) else None
 
 
-def level_numbers(g: Group, level: int, source: str, target: str, permutations: int, bootstrap: int,
-                  rng: np.random.Generator, baseline: str = "pooled") -> dict:
-    p = collect(g, level, source, target)
+def level_numbers(g: Group, level: int, source: Side, target: Side, permutations: int, bootstrap: int,
+                  rng: np.random.Generator, baseline: str = "pooled", pairs: Pairs | None = None) -> dict:
+    p = pairs or collect(g, level, source, target)
     within_task = np.array([sum(v for v, _ in w) / len(w) for w in p.within])  # plain Python: tiny lists
     cross_task = np.array([sum(v for v, _ in c) / len(c) for c in p.cross])
     iw_pooled, ic = _mean(within_task), _mean(cross_task)
@@ -295,49 +387,80 @@ def level_numbers(g: Group, level: int, source: str, target: str, permutations: 
     return numbers
 
 
-def analyze_pair(g: Group, source: str, target: str, permutations: int, bootstrap: int, seed: int = 0,
-                 baseline: str = "pooled") -> dict:
+def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootstrap: int, seed: int = 0,
+                 baseline: str = "pooled", details: bool = False) -> dict:
+    """The numbers of one cell: a group and a pair of sides.  `details` adds the per-task view,
+    rewards and diagnostics (retention/outcomes.py)."""
     rng = np.random.default_rng(seed)
-    rates = {lang: g.unparsed[lang] / g.rollouts[lang] for lang in (source, target) if g.rollouts[lang]}
-    over = sorted(lang for lang, rate in rates.items() if rate > UNRANKED_ABOVE)
+    labels = {source: source.label(g.users(source.language)), target: target.label(g.users(target.language))}
+    rates = {labels[side]: g.failed[side] / g.rollouts[side] for side in (source, target) if g.rollouts[side]}
+    over = sorted(label for label, rate in rates.items() if rate > UNRANKED_ABOVE)
     rollouts = g.rollouts[source] + g.rollouts[target]
-    unparsed = g.unparsed[source] + g.unparsed[target]
-    calls = {lang: sum(g.tools[lang].values()) for lang in (source, target) if g.tools[lang]}
-    levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, rng, baseline)
+    failed = g.failed[source] + g.failed[target]
+    calls = {side: sum(g.tools[side].values()) for side in (source, target) if g.tools[side]}
+    pairs = {name: collect(g, index, source, target) for index, name in enumerate(LEVELS)}
+    levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, rng, baseline, pairs[name])
               for index, name in enumerate(LEVELS)}
+    empty = [name for name, n in levels.items() if not n["tasks"]]
     warnings = [f"{name}: length matching dropped {n['matching_dropped']:.1%} of the cross pairs (no within "
                 "pair of the same length)" for name, n in levels.items()
                 if n["matching_dropped"] and n["matching_dropped"] >= DROPPED_WARNING]
-    return {
+    cell = {
         "model": g.model, "benchmark": g.benchmark, "temperature": g.temperature,
-        "source": source, "target": target,
-        "rollouts": rollouts, "parse_failures": unparsed, "parse_failure_rate": unparsed / rollouts if rollouts else 0.0,
-        "parse_failure_rate_by_language": rates,
-        "ranked": not over, "unranked_because": [f"{lang}: {rates[lang]:.1%} unparsed (> 20%)" for lang in over],
-        "mean_length": {lang: float(np.mean(g.lengths[lang])) for lang in (source, target) if g.lengths[lang]},
-        "tool_share": {lang: {tool: k / calls[lang] for tool, k in sorted(g.tools[lang].items())}
-                       for lang in (source, target) if lang in calls},
-        "levels": levels, "warnings": warnings,
+        "runtime": g.runtime, "retrieval": g.retrieval,
+        "source": labels[source], "target": labels[target], "source_user": source.user, "target_user": target.user,
+        "rollouts": rollouts, "failures": failed, "failure_rate": failed / rollouts if rollouts else 0.0,
+        "failure_rate_by_language": rates,
+        "failures_by_language": {labels[side]: dict(sorted(g.failures[side].items())) for side in (source, target)},
+        "ranked": not over, "unranked_because": [f"{label}: {rates[label]:.1%} failed (> 20%)" for label in over],
+        "mean_length": {labels[side]: float(np.mean(g.lengths[side])) for side in (source, target) if g.lengths[side]},
+        "tool_share": {labels[side]: {tool: k / calls[side] for tool, k in sorted(g.tools[side].items())}
+                       for side in (source, target) if side in calls},
+        "levels": levels, "warnings": warnings, "comparable": not empty,
     }
+    if details:
+        from jtau.retention.outcomes import outcomes
+
+        cell.update(outcomes(g, source, target, labels, pairs))
+    return cell
+
+
+def cell_name(cell: dict) -> str:
+    """A cell as one line names it: model, benchmark, T, runtime, retrieval, pair."""
+    parts = [cell["model"], cell["benchmark"], f"T={cell['temperature']:g}"]
+    parts += [p for p in (cell.get("runtime"), cell.get("retrieval")) if p]
+    return " ".join(parts) + f" {cell['source']}->{cell['target']}"
 
 
 def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
-            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None) -> list[dict]:
-    """One result per model x benchmark x temperature x language pair; the corpus is read once.
-    `target` None analyses the source against every other language present.  Pass a dict as
-    `summary` to receive the paper-shaped summary (summary.py) too."""
+            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
+            details: bool = False, groups_out: dict | None = None) -> list[dict]:
+    """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
+    pair of sides); the corpus is read once.  `target` None analyses the source against every
+    other language present.  A requested pair without a single comparable pair of rollouts is an
+    error (InputError naming the cells), never a row of dashes.  Pass a dict as `summary` to
+    receive the paper-shaped summary (summary.py) too, one as `groups_out` for the groups."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
-    groups = group(traces, canonical)
+    groups = group(traces, canonical, details)
+    if groups_out is not None:
+        groups_out.update(groups)
     wanted = language_pairs(groups, source, [target] if target else None, pairs)
-    jobs = [(key, s, t) for key in sorted(groups, key=lambda k: (k[0], k[1], k[2])) for s, t in wanted
-            if groups[key].rollouts[s] and groups[key].rollouts[t]]
+    jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
     results = []
-    for key, s, t in jobs:
-        results.append(analyze_pair(groups[key], s, t, permutations, bootstrap, baseline=baseline))
+    for key, a, b in jobs:
+        results.append(analyze_pair(groups[key], a, b, permutations, bootstrap, baseline=baseline, details=details))
         if progress:
             progress(len(results), len(jobs))
+    # a cell without a pair is explained by its failures (shown, unranked) or it is an error
+    empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]]
+    if empty:
+        from jtau.listing import first
+
+        raise InputError(f"{len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to compare "
+                         "(each side needs a task with two completed trials, and the two sides trials of different "
+                         "seeds)", first(empty))
     if summary is not None:
         from jtau.retention.summary import summarize
 

@@ -1,81 +1,42 @@
 """Actions as comparable tokens.
 
-Route level: the tool name.  Full level: the tool name with its canonical arguments: keys
-sorted, integral floats written as integers, free-text arguments (kind `text` in the domain
-rules) blanked, `calculate` expressions replaced by their value.  Arguments of target-language
-traces are first mapped back through jtau's entity maps, along the argument kinds of the
-domain rules, so that `emi_kaneko_9957`, 34800 (yen) and `KIX` compare equal to
-`emma_kim_9957`, 348 (dollars) and `JFK`.  A value no map knows stays as it is (an invented id
-is a different action).
+Route level: the step, which is the tool name (a tool that carries another tool's call,
+banking's `call_discoverable_agent_tool`, is the inner tool; a tool whose argument names a
+tool, `unlock_discoverable_agent_tool`, is that pair: rules `route_arguments`).  Full level: the
+step with its canonical arguments: keys sorted, integral floats written as integers, free text
+(kind `text` in the domain rules: a transfer's summary, a search query, a grep pattern)
+blanked, a `calculate` expression replaced by its value.
+
+Where the two sides of a comparison hold their entities in different locales (the English
+source and an arm with J-tau's entities: `ja`, `ja-entities`, jtau.arms), the source side's
+arguments are localized through the very conversions that made J-tau (the maps, the rate, the
+formats: swap.Localizer, along the argument kinds of the domain rules), so that `emma_kim_9957`,
+348 (dollars) and `JFK` compare equal to `emi_kaneko_9957`, 34800 (yen) and `KIX`.  A value the
+maps do not know stays as it is: an invented id is a different action.  Notations J-tau's tools
+take alike are one value: a banking date as MM/DD/YYYY or as J-tau's YYYY/MM/DD.
 """
 
 from __future__ import annotations
 
-import copy
-import re
+import json
+from dataclasses import dataclass
 from decimal import Decimal
 
 import orjson
 
 from jtau import jsonpath
+from jtau.arms import ARMS
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules, available, load_rules
-from jtau.swap.localizer import EMAIL, USER_ID
-from jtau.swap.money import MoneyError, evaluate, to_decimal
+from jtau.swap import banking
+from jtau.swap.localizer import Localizer, Unmapped
+from jtau.swap.money import MoneyError, evaluate
 
-ADDRESS1 = re.compile(r"^(\D+?)(?:(\d+)-)?(\d+)-(\d+)$")
+TEXT = "text"
 
 
 def _number(value: Decimal):
     return int(value) if value == value.to_integral_value() else float(value)
-
-
-class Delocalizer:
-    """Japanese value of a kind -> the source value (the inverse of swap.Localizer)."""
-
-    def __init__(self, maps: EntityMaps):
-        people, places, addresses = maps.people, maps.places, maps.addresses
-        self.rate = maps.locale.currency.rate
-        self.given = {n.kanji: k for k, n in people.given_names.items()}
-        self.family = {n.kanji: k for k, n in people.family_names.items()}
-        self.given_romaji = {n.romaji.lower(): k.lower() for k, n in people.given_names.items()}
-        self.family_romaji = {n.romaji.lower(): k.lower() for k, n in people.family_names.items()}
-        self.tables = {
-            "given_name": self.given, "family_name": self.family,
-            "airport": {a.code: k for k, a in places.airports.items()},
-            "address_city": {c.address_city: k for k, c in places.cities.items() if c.address_city},
-            "state": {s.prefecture: k for k, s in places.states.items()},
-            "zip": {v: k for k, v in addresses.zips.items()},
-            "country": {v: k for k, v in addresses.countries.items()},
-        }
-        self.towns = {v: k for k, v in addresses.streets.items()}
-        self.suite = re.compile("^" + re.escape(addresses.suite.target).replace(r"\{n\}", r"(\d+)") + "$")
-        self.suite_source = addresses.suite.source
-
-    def convert(self, kind: str, value):
-        if kind in self.tables:
-            return self.tables[kind].get(value, value)
-        if kind in ("user_id", "email") and isinstance(value, str):
-            match = (USER_ID if kind == "user_id" else EMAIL).match(value)
-            if match and match[1] in self.given_romaji and match[2] in self.family_romaji:
-                first, last = self.given_romaji[match[1]], self.family_romaji[match[2]]
-                return f"{first}_{last}_{match[3]}" if kind == "user_id" else f"{first}.{last}{match[3]}@{match[4]}"
-            return value
-        if kind == "money":
-            try:
-                return _number(to_decimal(value) / self.rate)
-            except MoneyError:
-                return value
-        if kind == "address1" and isinstance(value, str):
-            match = ADDRESS1.match(value)
-            if match and match[1] in self.towns:
-                digits = (match[2] or "") + "".join(str(int(d) % 10) for d in match[3:5])
-                return f"{int(digits)} {self.towns[match[1]]}"
-            return value
-        if kind == "address2" and isinstance(value, str):
-            match = self.suite.match(value)
-            return self.suite_source.format(n=match[1]) if match else value
-        return value
 
 
 def normalize(value):
@@ -88,22 +49,50 @@ def normalize(value):
     return value
 
 
-class Canonicalizer:
-    """(tool, args) of a benchmark in a language -> route token and full token (ints)."""
+def localized_space(language: str) -> bool:
+    """Whether a side's tool arguments hold J-tau's entities (the arms `ja`, `ja-entities`)."""
+    arm = ARMS.get(language)
+    return bool(arm and arm.localizes_entities)
 
-    def __init__(self, maps: EntityMaps | None, target_language: str):
-        self.delocalizer = Delocalizer(maps) if maps else None
-        self.target = target_language
+
+def rules_of(benchmark: str) -> DomainRules | None:
+    """The J-tau domain rules of a tau2 domain name without its arm (`telecom-workflow` is
+    telecom's tasks under another policy: rules `tau2_variants`)."""
+    for name in available():
+        rules = load_rules(name)
+        if benchmark == name or benchmark in rules.tau2_variants:
+            return rules
+    return None
+
+
+@dataclass(frozen=True)
+class Step:
+    """One action as the analysis compares it: the step's name and its canonical arguments."""
+    name: str
+    args: dict
+
+
+class Canonicalizer:
+    """(benchmark, side, actions) -> route tokens and full tokens (ints), and, for a side in
+    the source's entity space, the full tokens of its arguments localized (`full_localized`)."""
+
+    def __init__(self, maps: EntityMaps | None):
+        self.maps = maps
         self.rate = maps.locale.currency.rate if maps else Decimal(1)
         self.rules: dict[str, DomainRules | None] = {}
+        self.localizers: dict[str, Localizer] = {}
         self.ids: dict[bytes, int] = {}
         self.names: list[str] = []
 
     def _rules(self, benchmark: str) -> DomainRules | None:
         if benchmark not in self.rules:
-            base = benchmark.removesuffix("_ja")
-            self.rules[benchmark] = load_rules(base) if base in available() else None
+            self.rules[benchmark] = rules_of(benchmark)
         return self.rules[benchmark]
+
+    def _localizer(self, rules: DomainRules) -> Localizer:
+        if rules.name not in self.localizers:
+            self.localizers[rules.name] = Localizer.for_rules(self.maps, rules)
+        return self.localizers[rules.name]
 
     def token(self, key: bytes, name: str) -> int:
         token = self.ids.get(key)
@@ -112,36 +101,87 @@ class Canonicalizer:
             self.names.append(name)
         return token
 
-    def args(self, benchmark: str, language: str, tool: str, args: dict) -> dict:
-        rules = self._rules(benchmark)
-        table = rules.tools.get(tool, {}) if rules else {}
+    # --- one action ------------------------------------------------------------------------
+
+    def step(self, rules: DomainRules | None, tool: str, args: dict) -> Step:
+        """The step an action is: the inner tool of a carrying call, a tool with the tool it names."""
+        if rules is None:
+            return Step(tool, args)
+        spec = rules.tasks.nested_calls.get(tool)
+        if spec is not None:
+            inner, raw = args.get(spec["name"]), args.get(spec["arguments"], "{}")
+            try:
+                parsed = json.loads(raw) if isinstance(raw, str) else raw
+            except json.JSONDecodeError:
+                parsed = None
+            if isinstance(inner, str) and isinstance(parsed, dict):
+                return Step(inner, parsed)
+            return Step(tool, args)
+        named = rules.route_arguments.get(tool)
+        if named and isinstance(args.get(named), str):
+            return Step(f"{tool}:{args[named]}", {k: v for k, v in args.items() if k != named})
+        return Step(tool, args)
+
+    def args(self, rules: DomainRules | None, step: Step, localize: bool) -> dict:
+        """Canonical arguments; `localize`: the source's entities as J-tau holds them."""
+        table = rules.tools.get(step.name, {}) if rules else {}
         if not table:
-            return normalize(args)
-        args = copy.deepcopy(args)
-        mapped_back = language == self.target and self.delocalizer is not None
-        scale = self.rate if mapped_back else Decimal(1)
+            return normalize(step.args)
+        args = orjson.loads(orjson.dumps(step.args, option=orjson.OPT_NON_STR_KEYS)) if step.args else {}
+        scale = self.rate if localize else Decimal(1)
         for pattern, kind in table.items():
             if pattern.endswith(jsonpath.KEYS):
                 continue
             for _, container, key in list(jsonpath.find(args, pattern)):
                 value = container[key]
-                if kind == "text":
+                if kind == TEXT:
                     container[key] = ""
                 elif kind == "money_expression":
                     try:
-                        container[key] = _number(evaluate(str(value)) / scale)
-                    except (MoneyError, ZeroDivisionError):
+                        container[key] = _number(evaluate(str(value)) * scale)
+                    except (MoneyError, ZeroDivisionError, ArithmeticError):
                         pass
-                elif mapped_back:
-                    container[key] = self.delocalizer.convert(kind, value)
+                elif localize and value is not None:
+                    container[key] = self._localize(rules, kind, value, container, key)
+                elif kind == "date_mdy" and isinstance(value, str):
+                    container[key] = self._same_date(value)
         return normalize(args)
 
-    def encode(self, benchmark: str, language: str, actions: list[dict]) -> tuple[tuple[int, ...], tuple[int, ...]]:
-        route, full = [], []
+    def _localize(self, rules: DomainRules, kind: str, value, container, key):
+        loc = self._localizer(rules)
+        try:
+            if kind == "option_value" and isinstance(key, str):
+                return loc.option_value(value, key)
+            return loc.convert(kind, value)
+        except (Unmapped, MoneyError, ArithmeticError, TypeError, ValueError):
+            return value
+
+    @staticmethod
+    def _same_date(value: str) -> str:
+        """A banking date in either notation the boundary takes, as J-tau writes it."""
+        try:
+            return banking.date_ja(value)
+        except banking.FormatError:
+            return value
+
+    # --- a trace ---------------------------------------------------------------------------
+
+    def encode(self, benchmark: str, language: str, actions: list[dict]
+               ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None]:
+        """(route tokens, full tokens, full tokens with the source's entities localized: None
+        for a side already in J-tau's space or a benchmark without maps)."""
+        rules = self._rules(benchmark)
+        in_source_space = not localized_space(language)
+        mapped = self.maps is not None and rules is not None and in_source_space
+        route, full, localized = [], [], [] if mapped else None
         for action in actions:
-            tool = action["tool"]
-            route.append(self.token(b"R" + tool.encode(), tool))
-            canonical = orjson.dumps(self.args(benchmark, language, tool, action.get("args") or {}),
-                                     option=orjson.OPT_SORT_KEYS)
-            full.append(self.token(b"F" + tool.encode() + b"\x00" + canonical, tool))
-        return tuple(route), tuple(full)
+            step = self.step(rules, action["tool"], action.get("args") or {})
+            route.append(self.token(b"R" + step.name.encode(), step.name))
+            full.append(self._full(step, self.args(rules, step, False)))
+            if mapped:
+                localized.append(self._full(step, self.args(rules, step, True)))
+        return tuple(route), tuple(full), tuple(localized) if mapped else None
+
+    def _full(self, step: Step, args: dict) -> int:
+        canonical = orjson.dumps(args, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)
+        return self.token(b"F" + step.name.encode() + b"\x00" + canonical, step.name)

