@@ -6,7 +6,7 @@ Exit codes: 0 ok, 1 validation or check failure, 2 usage or input error, 130 int
 import os
 import sys
 
-from jtau.cli import banking, localize, maps, retention, runtime, tm  # noqa: F401  (they register the commands)
+from jtau.cli import banking, experiment, localize, maps, retention, runtime, tm  # noqa: F401  (they register the commands)
 from jtau.cli.common import app
 
 __all__ = ["app", "main"]

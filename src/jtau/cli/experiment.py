@@ -1,0 +1,263 @@
+"""`jtau experiment run | report | calibrate`: English and J-tau through tau2, side by side."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.text import Text
+
+from jtau.cli.common import app, done, err_console, fail, out_console, progress_bar, say_error, whole
+from jtau.errors import CheckFailed, InputError, JtauError
+
+experiment_app = typer.Typer(help="Run an agent on English and J-tau, and report whether it did the same thing.",
+                             no_args_is_help=True)
+app.add_typer(experiment_app, name="experiment")
+
+USER_CHOICES = {"ja": ["user_simulator_ja"], "ja-en-prompt": ["user_simulator_ja-en-prompt"],
+                "both": ["user_simulator_ja", "user_simulator_ja-en-prompt"]}
+OutArg = Annotated[Path, typer.Option("--out", "-o", help="The experiment folder (created, or continued).")]
+DomainsOpt = Annotated[str, typer.Option(
+    "--domains", help="tau2 domains, comma-separated: airline, retail, telecom, telecom-workflow, banking_knowledge.")]
+ArmsOpt = Annotated[str, typer.Option(help="Arms, comma-separated: en, ja, ja-entities, ja-text (the 2x2: "
+                                           "text language x entity locale).")]
+UsersOpt = Annotated[str, typer.Option(help="The customer of Japanese-text arms: ja (user_simulator_ja), "
+                                            "ja-en-prompt (English prompt, speaks Japanese), or both.")]
+
+
+def _json_option(value: str | None, name: str) -> dict | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{name}: not JSON ({exc.msg})") from None
+    if not isinstance(parsed, dict):
+        raise InputError(f"{name}: a JSON object, such as '{{\"temperature\": 0}}'")
+    return parsed
+
+
+def _list(value: str, name: str) -> list[str]:
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
+        raise InputError(f"{name}: give at least one")
+    return items
+
+
+def _users(value: str) -> list[str]:
+    if value not in USER_CHOICES:
+        raise InputError(f"--users {value!r}: one of {', '.join(USER_CHOICES)}")
+    return USER_CHOICES[value]
+
+
+def _progress(description: str):
+    """A progress callback on a bar: simulations done/total, failures, rate."""
+    bar = progress_bar()
+    state = {}
+
+    def update(progress) -> None:
+        if "task" not in state:
+            state["task"] = bar.add_task(description, total=progress.total, completed=progress.done)
+        failed = f" ({progress.failed} failed)" if progress.failed else ""
+        bar.update(state["task"], completed=progress.done, total=progress.total, description=description + failed)
+
+    return bar, update
+
+
+def _domains(value: str) -> list[str]:
+    from jtau.retention.canonical import rules_of
+
+    names = _list(value, "--domains")
+    unknown = [n for n in names if rules_of(n) is None]
+    if unknown:
+        raise InputError(f"--domains: {unknown[0]!r} is no J-tau domain (airline, retail, telecom, telecom-workflow, "
+                         "banking_knowledge)")
+    return names
+
+
+@experiment_app.command("run")
+def run(
+    out: OutArg,
+    domains: DomainsOpt,
+    agent_llm: Annotated[str, typer.Option(help="The agent's model (litellm's name, e.g. gpt-4.1).")],
+    user_llm: Annotated[str, typer.Option(help="The customer's model.")],
+    agent_llm_args: Annotated[Optional[str], typer.Option(help="JSON: the agent's llm args (no key).")] = None,
+    user_llm_args: Annotated[Optional[str], typer.Option(help="JSON: the customer's llm args (no key).")] = None,
+    judge_llm: Annotated[Optional[str], typer.Option(help="tau2-bench 1.0.1: the NL-assertion judge.")] = None,
+    judge_llm_args: Annotated[Optional[str], typer.Option(help="JSON: the judge's llm args (no key).")] = None,
+    agent_key_env: Annotated[Optional[str], typer.Option(help="The environment variable holding the agent's key "
+                                                              "(default: the provider's, e.g. OPENAI_API_KEY).")] = None,
+    user_key_env: Annotated[Optional[str], typer.Option(help="The variable holding the customer's key.")] = None,
+    arms: ArmsOpt = "en,ja",
+    users: UsersOpt = "ja",
+    agent: Annotated[str, typer.Option(help="tau2's agent implementation.")] = "llm_agent",
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task (retention needs 2 or more).")] = 2,
+    seed: Annotated[int, typer.Option(help="tau2's --seed: each trial's seed derives from it.")] = 300,
+    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks (repeatable).")] = None,
+    num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
+    max_steps: Annotated[int, typer.Option(min=1)] = 200,
+    max_errors: Annotated[int, typer.Option(min=1)] = 10,
+    retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Simulations at a time.")] = 4,
+    max_retries: Annotated[int, typer.Option(min=0, help="Tries again a simulation that raised, then records it "
+                                                         "as a failure.")] = 3,
+) -> None:
+    """Run the plan's simulations into the experiment folder; run it again to continue it."""
+    try:
+        from jtau.experiment.plan import Plan
+        from jtau.experiment.runner import run_experiment
+        from jtau.runtime.compat import runtime_name, require_tau2_data
+
+        require_tau2_data()
+        args = _json_option(agent_llm_args, "--agent-llm-args") or {}
+        if "temperature" not in args:
+            from tau2 import config
+
+            args["temperature"] = config.DEFAULT_LLM_TEMPERATURE_AGENT  # results are quoted with it
+        try:
+            plan = Plan(domains=_domains(domains), arms=_list(arms, "--arms"), users=_users(users), agent=agent,
+                        agent_llm=agent_llm, agent_llm_args=args, user_llm=user_llm,
+                        user_llm_args=_json_option(user_llm_args, "--user-llm-args") or {}, judge_llm=judge_llm,
+                        judge_llm_args=_json_option(judge_llm_args, "--judge-llm-args"), agent_key_env=agent_key_env,
+                        user_key_env=user_key_env, trials=trials, seed=seed, task_ids=task_ids, num_tasks=num_tasks,
+                        max_steps=max_steps, max_errors=max_errors, retrieval_config=retrieval_config,
+                        runtime=runtime_name())
+        except ValueError as exc:  # pydantic: the first problem in one line
+            errors = getattr(exc, "errors", lambda: [])()
+            first = errors[0] if errors else {"loc": (), "msg": str(exc)}
+            where = ".".join(str(p) for p in first["loc"])
+            raise InputError(f"--{where.replace('_', '-')}: {first['msg'].removeprefix('Value error, ')}") from None
+        from jtau.write import ensure_writable
+
+        ensure_writable(out)
+        bar, update = _progress("simulations")
+        try:
+            with bar:
+                progress = run_experiment(out, plan, concurrency, max_retries, update)
+        except KeyboardInterrupt:
+            written = len(list((out / "simulations").glob("*/*/*.json")))
+            say_error(f"interrupted: {written} simulations are written in {out}; run the same command to continue")
+            raise typer.Exit(130) from None
+        failed = f", {progress.failed} of them failures" if progress.failed else ""
+        done(f"experiment {out}: {progress.done}/{progress.total} simulations ({progress.ran} run now{failed})",
+             f"jtau experiment report {out}")
+    except JtauError as exc:
+        fail(exc)
+
+
+@experiment_app.command("report")
+def report(
+    folder: Annotated[Path, typer.Argument(help="An experiment folder (jtau experiment run --out).")],
+    json_file: Annotated[Optional[Path], typer.Option("--json", help="Every number as JSON (default: FOLDER/report.json).")] = None,
+    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", help="The Markdown report (default: FOLDER/report.md).")] = None,
+    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw reward and retention per cell (PNG).")] = None,
+    bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="Bootstrap resamples over tasks.")] = 1000,
+    permutations: Annotated[int, typer.Option(min=10, max=1_000_000, help="Random task pairs for the chance floor.")] = 1000,
+) -> None:
+    """Reward, retention, failures, diagnostics and the decomposition of an experiment, per cell."""
+    try:
+        from jtau.experiment.load import experiment_traces
+        from jtau.write import ensure_writable
+
+        json_file, markdown_file = json_file or folder / "report.json", markdown_file or folder / "report.md"
+        for path in (json_file, markdown_file, plot_file):
+            if path:
+                ensure_writable(path, folder=False)
+        manifest, traces = experiment_traces(folder)
+        if not traces:
+            raise InputError(f"{folder}: no simulation written yet; run: jtau experiment run --out {folder} ...")
+        results = _analysed(traces, bootstrap, permutations, plot_file)
+        _write(results, manifest, json_file, markdown_file, plot_file)
+        done(f"report of {folder}: {len(results)} cells, {len(traces)} simulations; written {markdown_file} "
+             f"and {json_file}", f"read {markdown_file}")
+    except JtauError as exc:
+        fail(exc)
+
+
+def _analysed(traces, bootstrap: int, permutations: int, plot_file: Path | None) -> dict:
+    """The analysis with details, the decomposition and the summary, printed as blocks."""
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.retention.analysis import analyze
+    from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.report import blocks, check_plot
+
+    if plot_file:
+        check_plot()
+    canonical = Canonicalizer(load_maps(maps_dir(project_root())))
+    summary, groups = {}, {}
+    with progress_bar() as bar:
+        task = bar.add_task("analysing cells", total=None)
+        cells = analyze(traces, canonical, "en", None, permutations, bootstrap,
+                        lambda n, total: bar.update(task, completed=n, total=total), summary=summary,
+                        details=True, groups_out=groups)
+    if not cells:
+        raise InputError("no cell has both an English side and another side (arms en and ja, or languages)")
+    from jtau.retention.decompose import decompose
+
+    decomposition = decompose(groups, bootstrap)
+    whole(blocks(cells))
+    return {"cells": cells, "summary": summary, "decomposition": decomposition}
+
+
+def _write(results: dict, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
+           plot_file: Path | None) -> None:
+    from jtau.retention.report import decomposition_table, markdown, plot, write_json
+    from jtau.write import atomic_write
+
+    if results["decomposition"]:
+        whole(decomposition_table(results["decomposition"]))
+    if json_file:
+        write_json({"experiment": manifest, **results}, json_file)
+    if markdown_file:
+        atomic_write(markdown_file, markdown(results["cells"], manifest, results["decomposition"]).encode("utf-8"))
+    if plot_file:
+        plot(results["cells"], plot_file)
+
+
+@experiment_app.command("calibrate")
+def calibrate_command(
+    domains: DomainsOpt = "airline",
+    arms: ArmsOpt = "en,ja",
+    users: UsersOpt = "ja",
+    trials: Annotated[int, typer.Option(min=2)] = 2,
+    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks (repeatable).")] = None,
+    num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
+    retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration "
+                                                                 "(bm25 needs no embeddings).")] = "bm25",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Keep the experiment here (default: a "
+                                                                    "temporary folder).")] = None,
+    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+) -> None:
+    """A scripted perfect agent through the whole experiment: reward 1.000 and retention exactly
+    1.000 on every side, or exit 1 naming what is not."""
+    import tempfile
+
+    try:
+        from jtau.experiment.calibrate import calibrate
+        from jtau.runtime.compat import require_tau2_data
+
+        require_tau2_data()
+        with tempfile.TemporaryDirectory(prefix="jtau-calibrate-") as tmp:
+            folder = out or Path(tmp)
+            bar, update = _progress("scripted simulations")
+            with bar:
+                result = calibrate(folder, _domains(domains), _list(arms, "--arms"), _users(users), trials, task_ids,
+                                   num_tasks, retrieval_config=retrieval_config, concurrency=concurrency,
+                                   on_progress=update)
+            from jtau.retention.report import blocks
+
+            whole(blocks(result.results))
+        problems = result.problems + [f"scripted server: {e}" for e in result.server_errors]
+        if problems:
+            raise CheckFailed(f"calibration: {len(problems)} numbers are not a perfect agent's", problems)
+        cells = len(result.results)
+        done(f"calibration: {cells} cell{'s' * (cells != 1)}, reward 1.000 and retention 1.000 at both levels, "
+             "no failure", "jtau experiment run --out DIR --domains ... --agent-llm MODEL --user-llm MODEL")
+    except KeyboardInterrupt:
+        say_error("interrupted: calibration stopped")
+        raise typer.Exit(130) from None
+    except JtauError as exc:
+        fail(exc)

@@ -1,0 +1,103 @@
+"""Calibration: an experiment with the scripted models (scripted.py) whose numbers are known
+before it runs.  With no deviation planted, every side must score reward 1.000 and every cell
+retain exactly 1.000 at both levels with no failure; a planted deviation must come back as
+exactly what was planted (the tests and CI check both: tests/test_experiment.py)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from jtau.experiment.plan import Plan
+from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, ScriptedServer
+
+KEY_ENV = "JTAU_SCRIPTED_KEY"  # the scripted server takes any key; the openai client needs one
+
+
+def scripted_plan(domains: list[str], arms: list[str], users: list[str], trials: int = 2,
+                  task_ids: list[str] | None = None, num_tasks: int | None = None, seed: int = 300,
+                  retrieval_config: str | None = None, judge: str = JUDGE, url: str = "") -> Plan:
+    """The plan of a calibration: the scripted agent and customer (and judge, on tau2-bench 1.0.1)
+    behind `url`; the address is the only llm arg (the server takes any key)."""
+    from jtau.runtime.compat import is_tau3, runtime_name
+
+    args = {"api_base": url, "temperature": 0.0}
+    os.environ.setdefault(KEY_ENV, "scripted")
+    return Plan(domains=domains, arms=arms, users=users, agent_llm=f"openai/{AGENT}", agent_llm_args=args,
+                user_llm=f"openai/{CUSTOMER}", user_llm_args=dict(args), agent_key_env=KEY_ENV, user_key_env=KEY_ENV,
+                judge_key_env=KEY_ENV if is_tau3() else None,
+                judge_llm=f"openai/{judge}" if is_tau3() else None, judge_llm_args=dict(args) if is_tau3() else None,
+                trials=trials, seed=seed, task_ids=task_ids, num_tasks=num_tasks,
+                retrieval_config=retrieval_config, runtime=runtime_name())
+
+
+@dataclass
+class Calibration:
+    folder: Path
+    results: list[dict]
+    problems: list[str]
+    server_errors: list[str]
+
+
+def scripted_server(plan_domains: Iterable[str], deviations: Iterable[Deviation] = ()) -> ScriptedServer:
+    """A server that knows the tasks of every registered domain the plan may meet (the
+    English-prompted customer reads an English-text arm's scenario)."""
+    from jtau.retention.canonical import rules_of
+    from jtau.runtime.tau2_entry import register, tau2_tasks
+
+    names = set(register())
+    wanted = [d for d in names if d.rpartition("_")[0] in set(plan_domains)]
+    marker = None
+    try:
+        from jtau.runtime.user import EN_PROMPT_DIRECTIVE as marker  # noqa: N811
+    except ImportError:
+        pass
+    return ScriptedServer(wanted, lambda d: [t.model_dump(mode="json") for t in tau2_tasks(d)], deviations,
+                          marker, rules_of)
+
+
+def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str], trials: int = 2,
+              task_ids: list[str] | None = None, num_tasks: int | None = None,
+              deviations: Iterable[Deviation] = (), retrieval_config: str | None = None, concurrency: int = 4,
+              on_progress: Callable | None = None, bootstrap: int = 200) -> Calibration:
+    """Run a scripted experiment into `folder` and analyse it; `problems` lists every number that
+    is not what a perfect agent gives (meaningful without deviations)."""
+    from jtau.experiment.load import experiment_traces
+    from jtau.experiment.runner import run_experiment
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.retention.analysis import analyze
+    from jtau.retention.canonical import Canonicalizer
+
+    with scripted_server(domains, deviations) as server:
+        plan = scripted_plan(domains, arms, users, trials, task_ids, num_tasks, retrieval_config=retrieval_config,
+                             url=server.url)
+        run_experiment(folder, plan, concurrency, max_retries=0, on_progress=on_progress)
+        errors = list(dict.fromkeys(server.errors))
+    _, traces = experiment_traces(folder)
+    results = analyze(traces, Canonicalizer(load_maps(maps_dir(project_root()))), "en", None, 200, bootstrap,
+                      details=True)
+    return Calibration(folder, results, exactness_problems(results), errors)
+
+
+def exactness_problems(results: list[dict]) -> list[str]:
+    """What keeps a perfect agent's experiment from exact: a reward below 1, a failure, a
+    retention or a share that is not 1."""
+    from jtau.retention.analysis import cell_name
+
+    problems = [] if results else ["no cell: the experiment has no English side and J-tau side to compare"]
+    for cell in results:
+        name = cell_name(cell)
+        for label, reward in cell["reward"].items():
+            if reward["mean"] != 1.0:
+                problems.append(f"{name}: reward {label} {reward['mean']}")
+        if cell["failures"]:
+            problems.append(f"{name}: {cell['failures']} failed simulations {cell['failures_by_language']}")
+        for level, numbers in cell["levels"].items():
+            if numbers["retention"] != 1.0:
+                problems.append(f"{name}: retention ({level}) {numbers['retention']}")
+        if cell["answer_vs_action"]["same_reward_different_route"]:
+            problems.append(f"{name}: answer vs action {cell['answer_vs_action']['task_ids']}")
+    return problems

@@ -1,0 +1,44 @@
+"""An experiment folder read back: its manifest and every simulation as a retention trace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from jtau.arms import split_domain
+from jtau.errors import InputError
+from jtau.experiment.runner import read_manifest
+from jtau.retention.diagnostics import judge_diagnostics
+from jtau.retention.importers import RunInfo, simulation_trace
+from jtau.retention.traces import Trace
+
+
+def temperature_of(plan: dict, where: str) -> float:
+    value = (plan.get("agent_llm_args") or {}).get("temperature")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(f"{where}: plan.agent_llm_args.temperature: the agent's temperature is not recorded")
+    return float(value)
+
+
+def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
+    """(manifest, traces) of an experiment folder, in a stable order."""
+    manifest = read_manifest(folder)
+    plan = manifest["plan"]
+    temperature = temperature_of(plan, str(folder / "experiment.json"))
+    traces = []
+    for path in sorted((folder / "simulations").glob("*/*/*.json")):
+        try:
+            record = orjson.loads(path.read_bytes())
+            meta, simulation = record["jtau"], record["simulation"]
+            domain, user = str(meta["domain"]), str(meta["user"])
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError) as exc:
+            raise InputError(f"{path}: not a simulation of a jtau experiment ({type(exc).__name__}: {exc})") from None
+        base, arm = split_domain(domain)
+        info = RunInfo(plan["agent_llm"], base, arm.name if arm else "en", temperature, user,
+                       plan.get("retrieval_config"), manifest.get("runtime"), manifest.get("id"))
+        trace = simulation_trace(simulation, info, int(meta.get("trial") or 0), str(path))
+        if trace.parsed:
+            trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))
+        traces.append(trace)
+    return manifest, traces

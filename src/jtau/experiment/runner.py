@@ -1,0 +1,279 @@
+"""`jtau experiment run`: every simulation of a plan through tau2's own per-task runner, one
+file a simulation in the experiment folder, resumable.
+
+    EXP/experiment.json                          the plan and where it ran (jtau, J-tau dataset
+                                                 digests, tau2 runtime); never a key
+    EXP/simulations/<tau2 domain>/<user>/<task>.<trial>.json
+                                                 {"jtau": {...}, "simulation": tau2's SimulationRun}
+
+A simulation is written once it has ended, atomically; running the same plan in the same folder
+again runs only what is missing (an interrupted experiment continues where it stopped), and a
+different plan in that folder is refused.  A simulation whose run raised (a malformed tool call,
+an endpoint that failed, on either runtime) is tried again `max_retries` times and then written
+as a failure (`termination_reason: infrastructure_error`, with where it failed), never as an
+empty conversation; the other simulations go on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import threading
+import time
+import traceback
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import orjson
+
+from jtau import __version__
+from jtau.errors import InputError
+from jtau.experiment.plan import Plan, Simulation
+from jtau.secrets import scrub
+
+MANIFEST = "experiment.json"
+FORMAT = 1
+FAILED_IN = (("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"), ("/jtau/runtime/user", "user simulator"),
+             ("/tau2/evaluator/", "evaluation"), ("/tau2/environment/", "environment"),
+             ("/tau2/domains/", "environment"), ("/jtau/runtime/", "environment"))
+
+
+def dumps(data) -> bytes:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS) + b"\n"
+
+
+def read_manifest(folder: Path) -> dict:
+    path = folder / MANIFEST
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise InputError(f"{folder}: no experiment here (no {MANIFEST}); run: jtau experiment run --out {folder} ...") from None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the experiment's manifest: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("plan"), dict) or data.get("format") != FORMAT:
+        raise InputError(f"{path}: not a jtau experiment manifest (format {FORMAT})")
+    return data
+
+
+def first_difference(old: dict, new: dict) -> str:
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return f"{key}: {old.get(key)!r} there, {new.get(key)!r} now"
+    return ""
+
+
+def failed_in(tb) -> str:
+    """Where a simulation's run raised: the deepest frame of the agent, the user simulator, the
+    evaluator or the environment."""
+    where = "run"
+    for frame in traceback.extract_tb(tb):
+        name = frame.filename.replace("\\", "/")
+        for part, label in FAILED_IN:
+            if part in name:
+                where = label
+                break
+    return where
+
+
+@dataclass
+class Progress:
+    total: int
+    done: int = 0      # written before this run and by it
+    ran: int = 0       # written by this run
+    failed: int = 0    # of those, failures
+
+
+class Runner:
+    """Run a plan's simulations into a folder (`run()`), `concurrency` at a time."""
+
+    def __init__(self, folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,
+                 on_progress: Callable[[Progress], None] | None = None):
+        self.folder, self.plan = folder, plan
+        self.concurrency, self.max_retries = max(1, concurrency), max(0, max_retries)
+        self.on_progress = on_progress or (lambda progress: None)
+        self.stop = threading.Event()
+
+    # --- the folder ------------------------------------------------------------------------
+
+    def open(self, datasets: dict) -> dict:
+        """Create the experiment or check that the folder holds this plan."""
+        path = self.folder / MANIFEST
+        if path.exists():
+            manifest = read_manifest(self.folder)
+            if manifest["plan"] != self.plan.identity():
+                raise InputError(f"{self.folder} holds another experiment ({first_difference(manifest['plan'], self.plan.identity())}); "
+                                 "give another --out, or the same options to continue it")
+            return manifest
+        from jtau.write import atomic_write
+
+        manifest = {"format": FORMAT, "id": uuid.uuid4().hex[:12], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                    "jtau": __version__, "runtime": self.plan.runtime, "plan": self.plan.identity(),
+                    "datasets": datasets}
+        atomic_write(path, dumps(manifest))
+        return manifest
+
+    def done(self, simulation: Simulation) -> bool:
+        return (self.folder / simulation.file).is_file()
+
+    def write(self, simulation: Simulation, record: dict, attempts: int) -> None:
+        from jtau.write import atomic_write
+
+        meta = {"domain": simulation.domain, "arm": simulation.arm, "user": simulation.user,
+                "task_id": simulation.task_id, "trial": simulation.trial, "seed": simulation.seed,
+                "attempts": attempts, "nl_assertions": simulation.nl_assertions}
+        atomic_write(self.folder / simulation.file, dumps({"jtau": meta, "simulation": record}))
+
+    # --- running ---------------------------------------------------------------------------
+
+    def simulations(self, tasks: dict[str, list]) -> list[tuple[Simulation, object]]:
+        """Every (simulation, tau2 task) of the plan, trial by trial."""
+        out = []
+        for trial, seed in enumerate(self.plan.seeds()):
+            for domain, arm, user in self.plan.units():
+                for task in tasks[domain]:
+                    out.append((Simulation(domain, arm, user, str(task.id), trial, seed, judge_expected(task)), task))
+        return out
+
+    def attempt(self, simulation: Simulation, task, settings) -> None:
+        from jtau.runtime.simulate import run_one
+
+        error = None
+        for attempt in range(1, self.max_retries + 2):
+            if self.stop.is_set():
+                return
+            try:
+                record = run_one(simulation.domain, task, simulation.user, simulation.seed, settings)
+            except Exception as exc:  # noqa: BLE001 - a simulation that raised is a failure, recorded
+                error = (exc, exc.__traceback__, attempt)
+                continue
+            self.write(simulation, record, attempt)
+            return
+        exc, tb, attempts = error
+        self.write(simulation, {
+            "id": f"{simulation.task_id}_{simulation.trial}_failed", "task_id": simulation.task_id,
+            "termination_reason": "infrastructure_error", "messages": [], "trial": simulation.trial,
+            "seed": simulation.seed, "reward_info": None,
+            "info": {"error": scrub(str(exc))[:2000], "error_type": type(exc).__name__,
+                     "failed_in": failed_in(tb), "attempts": attempts}}, attempts)
+
+    def run(self, tasks: dict[str, list], settings, datasets: dict) -> Progress:
+        """Run what the folder lacks; Ctrl-C stops starting simulations (KeyboardInterrupt is
+        raised once the running ones are abandoned; what was written stays)."""
+        self.open(datasets)
+        planned = self.simulations(tasks)
+        todo = [(s, t) for s, t in planned if not self.done(s)]
+        progress = Progress(len(planned), len(planned) - len(todo))
+        self.on_progress(progress)
+        work: queue.Queue = queue.Queue()
+        for item in todo:
+            work.put(item)
+        results: queue.Queue = queue.Queue()
+
+        def worker():
+            while not self.stop.is_set():
+                try:
+                    simulation, task = work.get_nowait()
+                except queue.Empty:
+                    return
+                try:
+                    self.attempt(simulation, task, settings)
+                    results.put(simulation)
+                except BaseException as exc:  # noqa: BLE001 - e.g. the disk is full: stop the run
+                    results.put(exc)
+                    return
+
+        threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(self.concurrency, len(todo)))]
+        for thread in threads:
+            thread.start()
+        try:
+            while progress.ran < len(todo):
+                item = results.get(timeout=None if any(t.is_alive() for t in threads) else 0.1)
+                if isinstance(item, BaseException):
+                    self.stop.set()
+                    raise item
+                progress.ran += 1
+                progress.done += 1
+                if self.is_failure(item):
+                    progress.failed += 1
+                self.on_progress(progress)
+        except KeyboardInterrupt:
+            self.stop.set()
+            raise
+        return progress
+
+    def is_failure(self, simulation: Simulation) -> bool:
+        from jtau.retention.importers import FAILURES
+
+        try:
+            record = orjson.loads((self.folder / simulation.file).read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return False
+        return record.get("simulation", {}).get("termination_reason") in FAILURES
+
+
+def dataset_digest(folder: Path) -> str | None:
+    """The digest of a J-tau domain folder: its manifest's (which digests every file in it)."""
+    path = folder / "manifest.json"
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def quiet_litellm() -> None:
+    """litellm prints a feedback banner for every failed call; the experiment records failures."""
+    import litellm
+
+    litellm.suppress_debug_info = True
+
+
+def judge_expected(task) -> int | None:
+    """How many NL assertions grade a task (tau2-bench 1.0.1's NL_ASSERTION basis), else None."""
+    criteria = getattr(task, "evaluation_criteria", None)
+    basis = [str(getattr(b, "value", b)) for b in (getattr(criteria, "reward_basis", None) or [])]
+    return len(criteria.nl_assertions or []) if criteria is not None and "NL_ASSERTION" in basis else None
+
+
+def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
+    """Register J-tau in tau2 and load every side's tasks: (tau2 domain -> tasks, tau2 domain ->
+    J-tau dataset digest).  The sides of one domain run the same task ids."""
+    from jtau.runtime.simulate import redact_run_records
+    from jtau.runtime.tau2_entry import dataset_folders, greet_in_domain_language, register, set_judge, tau2_tasks
+
+    registered = set(register())
+    greet_in_domain_language()
+    redact_run_records()
+    quiet_litellm()
+    judge_args = dict(plan.judge_llm_args or {})
+    if plan.judge_key_env and os.environ.get(plan.judge_key_env):
+        judge_args["api_key"] = os.environ[plan.judge_key_env]
+    set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
+    tasks, folders = {}, dataset_folders()
+    for domain, _, _ in plan.units():
+        if domain in tasks:
+            continue
+        if domain not in registered:
+            raise InputError(f"{domain} is not a J-tau domain of this tau2 ({plan.runtime}); known: "
+                             f"{', '.join(sorted(registered))}")
+        tasks[domain] = tau2_tasks(domain, plan.task_ids, plan.num_tasks)
+    ids = {domain: [t.id for t in found] for domain, found in tasks.items()}
+    by_base: dict[str, list] = {}
+    for domain, _, _ in plan.units():
+        by_base.setdefault(domain.rpartition("_")[0], []).append(domain)
+    for base, sides in by_base.items():
+        differ = [d for d in sides if ids[d] != ids[sides[0]]]
+        if differ:
+            raise InputError(f"{differ[0]} and {sides[0]} have different tasks: sides of {base} must run the same ids")
+    return tasks, {domain: dataset_digest(folders[domain]) if domain in folders else None for domain in tasks}
+
+
+def run_experiment(folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,
+                   on_progress: Callable[[Progress], None] | None = None) -> Progress:
+    """Register, load, and run what the folder lacks (see the module docstring)."""
+    from jtau.runtime.simulate import Settings
+
+    tasks, datasets = prepare(plan)
+    settings = Settings(plan.agent, plan.agent_llm, plan.agent_llm_args, plan.user_llm, plan.user_llm_args,
+                        plan.max_steps, plan.max_errors, plan.retrieval_config, plan.agent_key_env, plan.user_key_env)
+    runner = Runner(folder, plan, concurrency, max_retries, on_progress)
+    return runner.run(tasks, settings, datasets)
