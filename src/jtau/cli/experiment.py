@@ -7,9 +7,8 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.text import Text
 
-from jtau.cli.common import app, done, err_console, fail, out_console, progress_bar, say_error, whole
+from jtau.cli.common import app, done, fail, progress_bar, say_error, whole
 from jtau.errors import CheckFailed, InputError, JtauError
 
 experiment_app = typer.Typer(help="Run an agent on English and J-tau, and report whether it did the same thing.",
@@ -158,63 +157,20 @@ def report(
 ) -> None:
     """Reward, retention, failures, diagnostics and the decomposition of an experiment, per cell."""
     try:
+        from jtau.cli.retention import analysed, check_outputs, show_and_write
         from jtau.experiment.load import experiment_traces
-        from jtau.write import ensure_writable
 
         json_file, markdown_file = json_file or folder / "report.json", markdown_file or folder / "report.md"
-        for path in (json_file, markdown_file, plot_file):
-            if path:
-                ensure_writable(path, folder=False)
+        check_outputs(json_file, markdown_file, plot_file)
         manifest, traces = experiment_traces(folder)
         if not traces:
             raise InputError(f"{folder}: no simulation written yet; run: jtau experiment run --out {folder} ...")
-        results = _analysed(traces, bootstrap, permutations, plot_file)
-        _write(results, manifest, json_file, markdown_file, plot_file)
-        done(f"report of {folder}: {len(results)} cells, {len(traces)} simulations; written {markdown_file} "
+        results = analysed(traces, permutations=permutations, bootstrap=bootstrap)
+        show_and_write(results, manifest, json_file, markdown_file, plot_file)
+        done(f"report of {folder}: {len(results['cells'])} cells, {len(traces)} simulations; written {markdown_file} "
              f"and {json_file}", f"read {markdown_file}")
     except JtauError as exc:
         fail(exc)
-
-
-def _analysed(traces, bootstrap: int, permutations: int, plot_file: Path | None) -> dict:
-    """The analysis with details, the decomposition and the summary, printed as blocks."""
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
-    from jtau.retention.analysis import analyze
-    from jtau.retention.canonical import Canonicalizer
-    from jtau.retention.report import blocks, check_plot
-
-    if plot_file:
-        check_plot()
-    canonical = Canonicalizer(load_maps(maps_dir(project_root())))
-    summary, groups = {}, {}
-    with progress_bar() as bar:
-        task = bar.add_task("analysing cells", total=None)
-        cells = analyze(traces, canonical, "en", None, permutations, bootstrap,
-                        lambda n, total: bar.update(task, completed=n, total=total), summary=summary,
-                        details=True, groups_out=groups)
-    if not cells:
-        raise InputError("no cell has both an English side and another side (arms en and ja, or languages)")
-    from jtau.retention.decompose import decompose
-
-    decomposition = decompose(groups, bootstrap)
-    whole(blocks(cells))
-    return {"cells": cells, "summary": summary, "decomposition": decomposition}
-
-
-def _write(results: dict, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
-           plot_file: Path | None) -> None:
-    from jtau.retention.report import decomposition_table, markdown, plot, write_json
-    from jtau.write import atomic_write
-
-    if results["decomposition"]:
-        whole(decomposition_table(results["decomposition"]))
-    if json_file:
-        write_json({"experiment": manifest, **results}, json_file)
-    if markdown_file:
-        atomic_write(markdown_file, markdown(results["cells"], manifest, results["decomposition"]).encode("utf-8"))
-    if plot_file:
-        plot(results["cells"], plot_file)
 
 
 @experiment_app.command("calibrate")

@@ -71,53 +71,92 @@ def retention_analyze(
         "--pairs", help="Language pairs instead, comma-separated: en:ja,en:hi,ja:hi.")] = None,
     baseline: Annotated[str, typer.Option(
         help="Iwithin that retention divides by: pooled (both languages), source or target.")] = "pooled",
-    permutations: Annotated[int, typer.Option(min=10, help="Random different-task pairs for the chance floor.")] = 1000,
-    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
+    permutations: Annotated[int, typer.Option(min=10, max=1_000_000,
+                                              help="Random different-task pairs for the chance floor.")] = 1000,
+    bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
+    details: Annotated[bool, typer.Option(
+        "--details", help="Rewards, answer vs action, failures, diagnostics, each task's routes and the arms' "
+                          "decomposition (traces from tau2 results; what `jtau experiment report` shows).")] = False,
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every number as JSON.")] = None,
+    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", help="Write the report as Markdown.")] = None,
     plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw retention per model (PNG).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="One table with every number (needs ~200 columns).")] = False,
 ) -> None:
     """Iwithin, Icross, naive and matched retention, raw / matched / corrected gaps per model x benchmark
-    x temperature x language pair (definitions: src/jtau/retention/analysis.py)."""
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
-    from jtau.retention.analysis import analyze
-    from jtau.retention.canonical import Canonicalizer
-    from jtau.retention.report import blocks, plot, summary_table, table, write_json
+    x temperature x runtime x language pair (definitions: src/jtau/retention/analysis.py)."""
     from jtau.retention.traces import read_traces
-
-    from jtau.write import ensure_writable
 
     try:
         if baseline not in ("pooled", "source", "target"):
             raise InputError(f"--baseline {baseline!r}: use pooled, source or target")
         pair_list = None
         if pairs:
-            try:
-                pair_list = [tuple(item.split(":")) for item in pairs.split(",")]
-                assert all(len(p) == 2 and all(p) for p in pair_list)
-            except AssertionError:
-                raise InputError(f"--pairs {pairs!r}: expected SOURCE:TARGET[,SOURCE:TARGET...]") from None
-        for path in (json_file, plot_file):
-            if path:
-                ensure_writable(path, folder=False)
-        canonical = Canonicalizer(load_maps(maps_dir(project_root())))
-        with progress_bar() as bar:
-            task = bar.add_task("reading traces and analysing cells", total=None)
-            results = analyze(read_traces(traces), canonical, source_lang, target_lang, permutations, bootstrap,
-                              lambda done, total: bar.update(task, completed=done, total=total), baseline,
-                              pair_list, summary := {})
-        if not results:
-            raise InputError(f"no language pair with traces on both sides (source {source_lang!r}) in the given files")
-        warnings = [f"{cell['model']} {cell['benchmark']} T={cell['temperature']:g} {cell['source']}->"
-                    f"{cell['target']}: {warning}" for cell in results for warning in cell["warnings"]]
-        for line in first(warnings, 5, "all in --json, key warnings"):
-            err_console.print(Text(f"warning: {line}"), soft_wrap=True)
-        whole(table(results) if wide else blocks(results))
-        whole(summary_table(summary))
-        if json_file:
-            write_json({"cells": results, "summary": summary}, json_file)
-        if plot_file:
-            plot(results, plot_file)
+            pair_list = [tuple(item.split(":")) for item in pairs.split(",")]
+            if not all(len(p) == 2 and all(p) for p in pair_list):
+                raise InputError(f"--pairs {pairs!r}: expected SOURCE:TARGET[,SOURCE:TARGET...]")
+        check_outputs(json_file, markdown_file, plot_file)
+        results = analysed(read_traces(traces), source_lang, target_lang, pair_list, permutations, bootstrap,
+                           baseline, details)
+        show_and_write(results, None, json_file, markdown_file, plot_file, wide)
     except JtauError as exc:
         fail(exc)
+
+
+def check_outputs(*paths: Path | None) -> None:
+    """Every output can be written (and --plot can draw), before the analysis."""
+    from jtau.retention.report import check_plot
+    from jtau.write import ensure_writable
+
+    for path in paths:
+        if path:
+            ensure_writable(path, folder=False)
+    if paths[-1]:
+        check_plot()
+
+
+def analysed(traces, source: str = "en", target: str | None = None, pairs=None, permutations: int = 1000,
+             bootstrap: int = 1000, baseline: str = "pooled", details: bool = True) -> dict:
+    """The analysis of `traces` with a progress bar, its warnings on stderr: {cells, summary,
+    decomposition} (the decomposition of the arms with details)."""
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.retention.analysis import analyze, cell_name
+    from jtau.retention.canonical import Canonicalizer
+
+    canonical = Canonicalizer(load_maps(maps_dir(project_root())))
+    summary, groups = {}, {}
+    with progress_bar() as bar:
+        task = bar.add_task("reading traces and analysing cells", total=None)
+        cells = analyze(traces, canonical, source, target, permutations, bootstrap,
+                        lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
+                        summary, details=details, groups_out=groups)
+    if not cells:
+        raise InputError(f"no language pair with traces on both sides (source {source!r}) in the given files")
+    warnings = [f"{cell_name(cell)}: {warning}" for cell in cells for warning in cell["warnings"]]
+    for line in first(warnings, 5, "all in --json, key warnings"):
+        err_console.print(Text(f"warning: {line}"), soft_wrap=True, highlight=False)
+    decomposition = []
+    if details:
+        from jtau.retention.decompose import decompose
+
+        decomposition = decompose(groups, bootstrap)
+    return {"cells": cells, "summary": summary, "decomposition": decomposition}
+
+
+def show_and_write(results: dict, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
+                   plot_file: Path | None, wide: bool = False) -> None:
+    """Print the report (blocks, or one wide table), the summary and the decomposition; write
+    the JSON, Markdown and plot asked for."""
+    from jtau.retention.report import blocks, decomposition_table, markdown, plot, summary_table, table, write_json
+    from jtau.write import atomic_write
+
+    whole(table(results["cells"]) if wide else blocks(results["cells"]))
+    whole(summary_table(results["summary"]))
+    if results["decomposition"]:
+        whole(decomposition_table(results["decomposition"]))
+    if json_file:
+        write_json({**({"experiment": manifest} if manifest else {}), **results}, json_file)
+    if markdown_file:
+        atomic_write(markdown_file, markdown(results["cells"], manifest, results["decomposition"]).encode("utf-8"))
+    if plot_file:
+        plot(results["cells"], plot_file)

@@ -135,8 +135,11 @@ def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple
             g.thoughts[side] = (a + sum(c.isascii() for c in text), n + len(text))
         if trace.reward is not None and trace.failure != "infrastructure_error":
             g.rewards[side][trace.task_id].append(trace.reward)
-        if trace.diagnostics:
-            g.diagnostics[side].append((trace.task_id, trace.diagnostics))
+        if trace.diagnostics is not None:
+            counts = dict(trace.diagnostics)
+            if trace.parsed:
+                counts.update(canonical.diagnose(benchmark, trace.actions))
+            g.diagnostics[side].append((trace.task_id, counts))
         if not trace.parsed:
             g.failed[side] += 1
             g.failures[side][trace.failure] += 1

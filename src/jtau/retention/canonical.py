@@ -83,6 +83,7 @@ class Canonicalizer:
         self.localizers: dict[str, Localizer] = {}
         self.ids: dict[bytes, int] = {}
         self.names: list[str] = []
+        self.checks = None
 
     def _rules(self, benchmark: str) -> DomainRules | None:
         if benchmark not in self.rules:
@@ -165,6 +166,16 @@ class Canonicalizer:
             return value
 
     # --- a trace ---------------------------------------------------------------------------
+
+    def diagnose(self, benchmark: str, actions: list[dict]) -> dict:
+        """Name-order and parameter-language errors of a trace's calls (diagnostics.ActionChecks)."""
+        from jtau.retention.diagnostics import ActionChecks
+
+        if self.checks is None:
+            self.checks = ActionChecks(self.maps)
+        rules = self._rules(benchmark)
+        steps = [self.step(rules, a["tool"], a.get("args") or {}) for a in actions]
+        return self.checks.count(rules, steps)
 
     def encode(self, benchmark: str, language: str, actions: list[dict]
                ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None]:

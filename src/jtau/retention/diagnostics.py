@@ -77,3 +77,58 @@ def judge_diagnostics(reward_info, expected: int | None) -> dict:
     verdicts = verdicts if isinstance(verdicts, list) else []
     empty = any(not isinstance(v, dict) or v.get("met") is None and v.get("metExpectation") is None for v in verdicts)
     return {"judge_verdicts": len(verdicts), "judge_expected": expected, "judge_empty": empty}
+
+
+# argument kinds whose values are never Japanese (ids, codes, literals, amounts): a Japanese value
+# there is a parameter in the wrong language; an argument without a kind is a literal or an id
+LITERAL_KINDS = frozenset({None, "frozen", "user_id", "email", "airport", "zip", "phone", "money", "money_expression",
+                           "date_mdy", "clock_est", "bank_email", "bank_phone", "money_dollars", "money_decimal"})
+NAME_PARTS = ("given_name", "family_name")
+WHOLE_NAMES = frozenset({"full_name", "bank_person"})
+
+
+class ActionChecks:
+    """Name-order and parameter-language errors in an agent's calls, by the domain rules' argument
+    kinds and the maps' names (in both entity spaces: the source's and J-tau's)."""
+
+    def __init__(self, maps):
+        people = maps.people if maps else None
+        self.given = set(people.given_names) | {n.kanji for n in people.given_names.values()} if people else set()
+        self.family = set(people.family_names) | {n.kanji for n in people.family_names.values()} if people else set()
+        banking = maps.banking.people if maps else {}
+        self.bank_people = set(banking) | {p.name for p in banking.values()}
+
+    def swapped(self, kind: str, value, args: dict, table: dict) -> bool:
+        if kind == "given_name":
+            family_arg = next((k for k, v in table.items() if v == "family_name"), None)
+            other = args.get(family_arg) if family_arg else None
+            return (isinstance(value, str) and isinstance(other, str) and value in self.family
+                    and other in self.given and not (value in self.given and other in self.family))
+        if kind in WHOLE_NAMES and isinstance(value, str):
+            parts = value.split()
+            if len(parts) != 2 or value in self.bank_people:
+                return False
+            if " ".join(reversed(parts)) in self.bank_people:
+                return True
+            first, second = parts
+            japanese = bool(JAPANESE.search(value))
+            # J-tau writes family name first (高橋 健太), the source given name first (John Smith)
+            expected = (first in self.family and second in self.given) if japanese else \
+                (first in self.given and second in self.family)
+            reversed_ok = (second in self.family and first in self.given) if japanese else \
+                (second in self.given and first in self.family)
+            return reversed_ok and not expected
+        return False
+
+    def count(self, rules, steps) -> dict:
+        """{name_order_errors, parameter_language_errors} of a trace's steps (canonical.Step)."""
+        names = wrong_language = 0
+        for step in steps:
+            table = rules.tools.get(step.name, {}) if rules else {}
+            for key, value in (step.args or {}).items():
+                kind = table.get(key)
+                if kind in LITERAL_KINDS and isinstance(value, str) and JAPANESE.search(value):
+                    wrong_language += 1
+                if kind in ("given_name", *WHOLE_NAMES) and self.swapped(kind, value, step.args, table):
+                    names += 1
+        return {"name_order_errors": names, "parameter_language_errors": wrong_language}
