@@ -132,8 +132,10 @@ def test_the_compounds_read_in_their_own_sense_in_the_memory():
             assert "勘定科目表" in target and "口座" not in target, e["key"]
         if re.search(r"late payment fee", source, re.I):
             assert "延滞料" in target and "支払い遅延の手数料" not in target, e["key"]
-    assert not [e["key"] for e in entries if "（支払い遅延の手数料）" in e["target"] or "（会員手数料）" in e["target"]
-                or "（利用限度額とは" in e["target"] or "（カードの利用限度額とは" in e["target"]]
+    # a hint's rendering glossed in beside the right word, to satisfy the check
+    forced = ("（支払い遅延の手数料）", "（会員手数料）", "（利用限度額とは", "（カードの利用限度額とは", "（決算書の明細）",
+              "（ビジネス）", "（ビジネス顧客）", "（手数料）", "（予算残高を含む）")
+    assert not [e["key"] for e in entries if any(form in e["target"] for form in forced)]
 
 
 # --- 3. beneficiary instructions: the payee's payment details ------------------------------------
