@@ -341,6 +341,9 @@ def problems(found: dict[str, Found], table: dict) -> list[str]:
             if set(fields) != set(kept) or any(n != 1 for n in kept.values()):
                 out.append(f"{name}: {key!r}: the Japanese must keep each field exactly once "
                            f"({sorted(fields)} vs {sorted(kept.elements())})")
+    for key, names in (table.get("dollar_fields") or {}).items():  # amounts tau2 writes without "$"
+        if key not in messages or not set(names) <= set(FIELD.findall(key)):
+            out.append(f"dollar_fields: {key!r}: not a message with the fields {names}")
     return out
 
 

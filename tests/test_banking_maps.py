@@ -141,11 +141,14 @@ def test_no_source_name_or_us_place_survives(banking):
 
 
 def test_phones_follow_the_stated_rule(banking):
-    """NXX-555-XXXX -> 080-0NXX-XXXX; other US numbers -> 070-0NXX-XXXX; the Australian one stays."""
+    """NXX-555-XXXX -> 080-0NXX-XXXX; other US numbers -> 070-0NXX-XXXX; the Australian one stays;
+    the bank's 1-800 lines are 0120-000-NNN フリーダイヤル numbers."""
     for source, target in banking[3].banking.phones.items():
         us = re.fullmatch(r"(\d{3})-(\d{3})-(\d{4})", source)
         if us:
             prefix = "080" if us[2] == "555" else "070"
             assert target == f"{prefix}-0{us[1]}-{us[3]}", source
+        elif source.startswith("1-800-RHO-"):
+            assert re.fullmatch(r"0120-000-\d{3}", target), source
         else:
             assert target == source == "0412-555-947"

@@ -4,6 +4,8 @@
 glossary, so a changed rendering needs no retranslation.  `hint` terms are told to the
 model and checked in its answer; the translation memory records the hints an entry was
 made with, so changing one retranslates exactly the segments that contain it.
+`avoid` holds spellings the Japanese never uses (お客様) with the one it uses (お客さま): every
+translation is checked for them like for a hint.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ class GlossaryFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     terms: dict[str, Term]
     allow_latin: list[str] = Field(default_factory=list)
+    avoid: dict[str, str] = Field(default_factory=dict)  # a spelling never written -> the one written
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,6 +45,7 @@ class Glossary:
     allow_latin: frozenset[str]
     digest: str
     shadows: frozenset[str] = frozenset()  # phrases whose words are no hint ("battery life": not "battery")
+    avoid: tuple[tuple[str, str], ...] = ()  # (spelling never written, the one written): お客様 -> お客さま
 
     def surfaces(self, mode: str) -> dict[str, str]:
         """Every written form of the terms of `mode` -> the term."""
@@ -121,7 +125,13 @@ class Glossary:
             if entry.ja in shared:
                 raise InputError(f"domain glossary: {term!r} has the rendering {entry.ja!r} of {shared[entry.ja]!r}")
         digest = hashlib.sha256(f"{self.digest}\x00{other.digest}".encode()).hexdigest()
-        return Glossary({**self.terms, **other.terms}, self.allow_latin | other.allow_latin, digest, self.shadows)
+        avoid = dict(self.avoid)
+        for spelling, written in other.avoid:
+            if avoid.get(spelling, written) != written:
+                raise InputError(f"domain glossary: avoid {spelling!r} says {written!r}, the shared one {avoid[spelling]!r}")
+            avoid[spelling] = written
+        return Glossary({**self.terms, **other.terms}, self.allow_latin | other.allow_latin, digest, self.shadows,
+                        tuple(sorted(avoid.items())))
 
     def with_hints(self, hints: dict[str, str], origin: str, as_written: frozenset[str] = frozenset(),
                    shadows: frozenset[str] = frozenset()) -> Glossary:
@@ -133,7 +143,7 @@ class Glossary:
                             as_written=term in as_written)
                  for term, ja in hints.items() if term not in self.terms}
         digest = hashlib.sha256(f"{self.digest}\x00{origin}".encode()).hexdigest()
-        return Glossary({**self.terms, **extra}, self.allow_latin, digest, self.shadows | shadows)
+        return Glossary({**self.terms, **extra}, self.allow_latin, digest, self.shadows | shadows, self.avoid)
 
 
 WORD = re.compile(r"\w+")  # the first word of a surface must be a word of the text
@@ -163,4 +173,13 @@ def load_glossary(path: Path) -> Glossary:
             raise InputError(f"{doc.where(('terms', term))}: {term!r} and {renderings[entry.ja]!r} "
                              f"share the rendering {entry.ja!r}")
         renderings[entry.ja] = term
-    return Glossary(parsed.terms, frozenset(parsed.allow_latin), hashlib.sha256(path.read_bytes()).hexdigest())
+        # a `not_in` phrase holds the term, or it never applies (a typo, a plural the phrase lacks)
+        forms = [term, *entry.variants]
+        for phrase in entry.not_in:
+            if not any(re.search(rf"(?<![\w-]){re.escape(form)}(?![\w-])", phrase, re.IGNORECASE) for form in forms):
+                raise InputError(f"{doc.where(('terms', term))}: not_in {phrase!r} holds no form of {term!r}")
+    for spelling, written in parsed.avoid.items():
+        if spelling in written or not spelling or any(spelling in entry.ja for entry in parsed.terms.values()):
+            raise InputError(f"{doc.where(('avoid', spelling))}: {spelling!r} cannot be avoided in favour of {written!r}")
+    return Glossary(parsed.terms, frozenset(parsed.allow_latin), hashlib.sha256(path.read_bytes()).hexdigest(),
+                    avoid=tuple(sorted(parsed.avoid.items())))

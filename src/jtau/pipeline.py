@@ -163,7 +163,8 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
 
     client = None
     if options.endpoint and not (options.offline or options.dry_run):
-        client = MTClient(options.endpoint, options.settings, glossary.allow_latin, frozenset(rules.enum_literals))
+        client = MTClient(options.endpoint, options.settings, glossary.allow_latin, frozenset(rules.enum_literals),
+                          avoid=glossary.avoid)
     # a domain whose memory is still being written (rules `memory_partial`) keeps what it lacks in
     # English under --offline too, counted in the summary, instead of failing
     translator = Translator(tm, glossary, maps.locale.locale, client, options.offline and not rules.memory_partial,

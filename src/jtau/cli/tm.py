@@ -99,7 +99,7 @@ def tm_import(
         missing = frozenset(job.key for job in result.translator.pending)
         report = import_file(file, jobs, result.tm, result.glossary.allow_latin,
                              frozenset(result.rules.enum_literals), engine, status, dry_run, force,
-                             pending=missing, text=result.text, locale=locale)
+                             pending=missing, text=result.text, locale=locale, avoid=result.glossary.avoid)
         counts = (f"{domain}: {report.changed} changed, {report.status_only} status only (now {status}), "
                   f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:

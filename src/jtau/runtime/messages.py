@@ -32,11 +32,12 @@ class MessageTable:
     def __init__(self, data: dict):
         self.prefix: str = data.get("prefix", "")
         self.field_values: dict[str, str] = data.get("field_values") or {}
-        self.messages = [self._compile(english, japanese) for english, japanese in
+        dollars: dict[str, list[str]] = data.get("dollar_fields") or {}
+        self.messages = [self._compile(english, japanese, dollars.get(english, ())) for english, japanese in
                          sorted((data.get("messages") or {}).items(), key=lambda kv: -len(FIELD.sub("", kv[0])))]
 
     @staticmethod
-    def _compile(english: str, japanese: str) -> Message:
+    def _compile(english: str, japanese: str, dollars=()) -> Message:
         parts = FIELD.split(english)
 
         def capture(index: int) -> str:
@@ -46,7 +47,7 @@ class MessageTable:
             return f"(?P<{parts[index]}>.+?)" if after == "" or after.startswith("\n") else f"(?P<{parts[index]}>[^\n]+?)"
 
         pattern = "".join(capture(index) if index % 2 else re.escape(part) for index, part in enumerate(parts))
-        amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$"))
+        amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$") or parts[i] in dollars)
         return Message(re.compile(pattern, re.DOTALL), japanese, amounts)
 
     def translate(self, text: str, amount: Callable[[str], str] = str,

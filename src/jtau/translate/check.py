@@ -42,7 +42,9 @@ def without_literals(text: str, literals: frozenset[str], source: str = "") -> s
 
 
 def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] = frozenset(),
-             literals: frozenset[str] = frozenset()) -> list[str]:
+             literals: frozenset[str] = frozenset(), avoid: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    """Every problem of `answer` as a translation of `source`; `avoid`: the glossary's spellings
+    never written, with the one to write (お客様 -> お客さま)."""
     if not isinstance(answer, str) or not answer.strip():
         return ["empty answer"]
     full_answer = answer
@@ -69,4 +71,7 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     for term, rendering in hints.items():
         if rendering not in full_answer:
             found.append(f"glossary: {term!r} must be rendered {rendering!r}")
+    for spelling, written in avoid:
+        if spelling in full_answer:
+            found.append(f"glossary: write {written!r}, not {spelling!r}")
     return found

@@ -113,9 +113,9 @@ def batches(jobs: list[Job], size: int) -> list[list[Job]]:
 class MTClient:
     def __init__(self, endpoint: Endpoint, settings: Settings = Settings(),
                  allow_latin: frozenset[str] = frozenset(), literals: frozenset[str] = frozenset(),
-                 sleep: Callable[[float], None] = time.sleep):
+                 sleep: Callable[[float], None] = time.sleep, avoid: tuple[tuple[str, str], ...] = ()):
         self.endpoint, self.settings, self.allow, self.sleep = endpoint, settings, allow_latin, sleep
-        self.literals = literals
+        self.literals, self.avoid = literals, avoid
         import openai  # here, not at the top: it takes 0.7 s to import and offline runs never need it
 
         self.client = openai.OpenAI(base_url=endpoint.base_url, api_key=endpoint.api_key,
@@ -174,7 +174,7 @@ class MTClient:
                     self.sleep(min(wait_for, self.settings.max_wait))
                 continue
             for key, job in list(pending.items()):
-                found = check.problems(job.source, answers.get(key), job.hints, self.allow, self.literals)
+                found = check.problems(job.source, answers.get(key), job.hints, self.allow, self.literals, self.avoid)
                 if found:
                     reasons[key].append("; ".join(found))
                     continue

@@ -89,7 +89,7 @@ class Translator:
                     stats.warnings.append(f"reviewed entry {key} was made with other glossary hints; review it")
                 # entries are edited by hand in review: check them as strictly as a machine answer
                 found = check.problems(template.text, entry.target, hints if entry.hints == hints else {},
-                                       self.glossary.allow_latin, self.literals)
+                                       self.glossary.allow_latin, self.literals, self.glossary.avoid)
                 if found:
                     broken.append(f"{entry.where or self.tm.path}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target

@@ -205,7 +205,8 @@ class Imported:
 def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: frozenset[str],
                 literals: frozenset[str], engine: str, status: str, dry_run: bool = False,
                 force: bool = False, fmt: str | None = None, pending: frozenset[str] = frozenset(),
-                text: TextFields | None = None, locale: str = "") -> Imported:
+                text: TextFields | None = None, locale: str = "",
+                avoid: tuple[tuple[str, str], ...] = ()) -> Imported:
     """Record what the translations of `path` change (with dry_run only check and count them).
     `pending`: the keys the memory lacks (a previous translation kept as it is fills one);
     `text` and `locale` give the placeholder legends that match units without a key."""
@@ -227,7 +228,7 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
             report.problems.append(f"{where}: {job.key}: the same segment as {seen[job.key]}, which is imported")
             continue
         seen[job.key] = where
-        found = check.problems(job.source, unit.target, job.hints, allow, literals)
+        found = check.problems(job.source, unit.target, job.hints, allow, literals, avoid)
         if found:
             report.problems.append(f"{where}: {job.key} {job.source[:60]!r}: {'; '.join(found)}")
             continue
