@@ -1,0 +1,112 @@
+"""Benchmark: what reading and reporting an experiment costs, against the tau2 run it reads.
+
+1. A golden experiment (the scripted models of `jtau experiment calibrate`): airline's tasks, arms
+   en and ja, 2 trials; the run's wall time, then the time to read the folder back and compute
+   the whole report (traces, retention with bootstrap intervals, details, decomposition,
+   Markdown): target at most 5% of the run.
+2. The same report over 10,000 simulations (the golden ones copied into more trials with new
+   seeds), as a whole `jtau experiment report` process: target under 30 s and 2 GB.
+
+    python scripts/bench_experiment.py [--tasks N] [--simulations 10000] [--keep DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import orjson
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+
+def report_in_process(folder: Path) -> float:
+    from jtau.experiment.load import experiment_traces
+    from jtau.maps import load_maps
+    from jtau.project import maps_dir, project_root
+    from jtau.retention.analysis import analyze
+    from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.decompose import decompose
+    from jtau.retention.report import markdown
+
+    start = time.perf_counter()
+    manifest, traces = experiment_traces(folder)
+    groups = {}
+    cells = analyze(traces, Canonicalizer(load_maps(maps_dir(project_root()))), "en", None, 1000, 1000,
+                    details=True, groups_out=groups)
+    markdown(cells, manifest, decompose(groups, 1000))
+    return time.perf_counter() - start
+
+
+def enlarge(folder: Path, target: Path, simulations: int) -> int:
+    """Copy an experiment's simulations into more trials (new seeds) until there are `simulations`."""
+    shutil.copy(folder / "experiment.json", target / "experiment.json")
+    files = sorted((folder / "simulations").glob("*/*/*.json"))
+    records = [orjson.loads(p.read_bytes()) for p in files]
+    originals = [(p.relative_to(folder), r) for p, r in zip(files, records) if r["jtau"]["trial"] == 0]
+    written, trial = 0, 0
+    while written < simulations:
+        for relative, record in originals:
+            if written >= simulations:
+                break
+            record = {**record, "jtau": {**record["jtau"], "trial": trial, "seed": 1000 + trial},
+                      "simulation": {**record["simulation"], "trial": trial, "seed": 1000 + trial}}
+            path = target / relative.parent / relative.name.replace(".0.json", f".{trial}.json")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(orjson.dumps(record))
+            written += 1
+        trial += 1
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tasks", type=int, default=None, help="airline tasks (default: all 50)")
+    parser.add_argument("--simulations", type=int, default=10_000)
+    parser.add_argument("--keep", type=Path, help="keep the experiment folders here")
+    args = parser.parse_args()
+    import jtau.runtime  # noqa: F401 - quiets tau2's import-time logging
+    from jtau.experiment.calibrate import calibrate
+
+    work = Path(tempfile.mkdtemp(prefix="jtau-bench-exp-")) if not args.keep else args.keep
+    golden = work / "golden"
+    start = time.perf_counter()
+    result = calibrate(golden, ["airline"], ["en", "ja"], ["user_simulator_ja"], 2, num_tasks=args.tasks,
+                       concurrency=4, bootstrap=0)
+    run_seconds = time.perf_counter() - start
+    if result.problems:
+        print("the golden experiment is not exact:", result.problems[:5])
+        return 1
+    count = len(list((golden / "simulations").glob("*/*/*.json")))
+    report_seconds = report_in_process(golden)
+    share = report_seconds / run_seconds
+    print(f"golden experiment: {count} simulations run in {run_seconds:.1f} s; read and report {report_seconds:.2f} s "
+          f"= {share:.1%} of the run (target 5%: {'met' if share <= 0.05 else 'MISSED'})")
+
+    large = work / "large"
+    written = enlarge(golden, large, args.simulations)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "jtau", "experiment", "report", str(large)], capture_output=True,
+                          text=True)
+    seconds = time.perf_counter() - start
+    peak = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) / 2**20  # KiB -> GiB
+    if done.returncode != 0:
+        print("report failed:", done.stderr.strip().splitlines()[-1:])
+        return 1
+    print(f"jtau experiment report of {written:,} simulations: {seconds:.1f} s, peak {peak:.2f} GiB "
+          f"(targets 30 s and 2 GB: {'met' if seconds < 30 and peak < 2 else 'MISSED'})")
+    if not args.keep:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
