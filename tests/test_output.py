@@ -178,3 +178,85 @@ def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys)
     assert lines == ["telecom: validating (6 s)",  # a stage: no count, no rate
                      "telecom: task 1 (1/50, 18 s, 0.2/s)",  # counted from the first advance (12 s)
                      "telecom: task 2 (2/50, 24 s, 0.2/s)"]
+
+
+def test_a_rate_is_shown_only_once_it_means_something_and_a_count_ends_at_its_last_state(monkeypatch):
+    """The first line of a count that starts as a line comes due: no rate (it read 43830.8/s);
+    `localize all` in a log: the count's last state (4/4) is the last line, not 3/4."""
+    from types import SimpleNamespace
+
+    from jtau.cli import common
+
+    now = [0.0]
+    monkeypatch.setattr(common.time, "monotonic", lambda: now[0])
+    lines = []
+    monkeypatch.setattr(common.err_console, "print", lambda text, **_: lines.append(str(text)))
+    with common.LineProgress() as progress:
+        task = progress.add_task("localizing 4 domains", total=4)
+        now[0] = 6.0
+        progress.advance(task, 1)  # counting starts now, and a line is due now
+        now[0] = 12.0
+        progress.advance(task, 2)
+        now[0] = 13.0
+        progress.advance(task, 1)  # no line due: the last one was a second ago
+    assert lines == ["localizing 4 domains (1/4, 6 s)", "localizing 4 domains (3/4, 12 s, 0.5/s)",
+                     "localizing 4 domains (4/4, 13 s, 0.6/s)"]
+
+    assert common.rate(500, 0.0004) == "" and common.rate(500, 2.0) == "250.0/s"
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.setattr(common, "err_console", Console(file=io.StringIO(), force_terminal=True))
+    bar = common.progress_bar()
+    column = next(c for c in bar.columns if type(c).__name__ == "RateColumn")
+    counting = SimpleNamespace(id=0, total=1000, completed=8)
+    now[0] = 100.0
+    assert str(column.render(counting)) == ""  # first seen: its start
+    counting.completed, now[0] = 508, 100.0005
+    assert str(column.render(counting)) == ""  # rich's own estimate: 999999.9/s
+    counting.completed, now[0] = 1008, 102.0
+    assert str(column.render(counting)) == "500.0/s"
+
+
+def test_what_jtau_prints_is_printed_as_written(tmp_path, capsys):
+    """Locations and values keep their colons and brackets: rich's emoji codes made
+    `edited.po:100:` print as `edited.po💯`."""
+    import json
+
+    from jtau.cli.common import done, say_error
+
+    say_error("edited.po:1234: :ok: :id: [bold]x[/bold] [service_issue]")
+    done("x.json:100: ok", "jtau :smile:")
+    shown = capsys.readouterr()
+    assert shown.err == "error: edited.po:1234: :ok: :id: [bold]x[/bold] [service_issue]\n"
+    assert shown.out == "x.json:100: ok; next: jtau :smile:\n"
+
+    entry = json.loads((ROOT / "data" / "tm" / "airline.jsonl").read_text().splitlines()[0])
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    padding = "# padding\n" * (98 - header.count("\n"))  # the unit's msgid on line 100
+    unit = f'msgctxt "{entry["key"]}"\nmsgid {json.dumps(entry["source"])}\nmsgstr "Not Japanese at all."\n'
+    edited = tmp_path / "edited.po"
+    edited.write_text(header + padding + unit)
+    assert (header + padding + unit).splitlines()[99].startswith("msgid ")
+    result = jtau("tm", "import", "airline", str(edited), "--dry-run")
+    assert result.returncode == 1, result.stderr
+    assert f"  {edited}:100: {entry['key']} " in result.stderr, result.stderr
+    assert "💯" not in result.stderr
+
+
+def test_a_pipe_gets_no_padding_and_a_closed_pipe_ends_quietly():
+    """Rich pads a table's lines to its width (~100 trailing spaces a line in a pipe); a reader
+    that stops reading (`| head`) ends the command with 141, as a shell reports SIGPIPE, not
+    with 1, the code of a validation failure, and without a traceback."""
+    import os
+
+    check = jtau("localize", "airline", "--check")
+    assert check.returncode == 0, check.stderr
+    assert [line for line in check.stdout.splitlines() if line != line.rstrip()] == []
+    process = subprocess.Popen([sys.executable, "-m", "jtau", "validate", "all"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "JTAU_ROOT": str(ROOT)}, cwd=ROOT)
+    process.stdout.readline()
+    process.stdout.close()  # as head does after its lines
+    assert process.wait(300) == 141
+    assert "Traceback" not in process.stderr.read().decode()
