@@ -180,7 +180,7 @@ def test_review_all_writes_every_domains_page(tmp_path):
 
     from jtau.source import has_source
 
-    result = jtau("review", "all", "--out", str(tmp_path))
+    result = jtau("review", "all", "--page-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     here = [d for d in DOMAINS if has_source(d)]  # banking_knowledge where tau2-bench 1.0.1's data is
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in here for s in ("html", "json"))

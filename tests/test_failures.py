@@ -65,7 +65,7 @@ def test_an_output_that_cannot_be_written_fails_at_once_with_one_line(tmp_path):
     blocker = tmp_path / "a file"
     blocker.write_text("in the way")
     commands = [("localize", "airline", "--out", str(blocker / "out")),
-                ("review", "airline", "--out", str(blocker / "review")),
+                ("review", "airline", "--page-dir", str(blocker / "review")),
                 ("tm", "export", "airline", "-o", str(blocker / "segments.jsonl")),
                 ("verify", "airline", "--task", "1", "--no-rewards", "--json", str(blocker / "verify.json")),
                 ("retention", "analyze", str(ROOT / "README.md"), "--json", str(blocker / "r.json"))]

@@ -55,7 +55,7 @@ def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tm
     glossary.write_text(glossary.read_text().replace("economy:            {ja: エコノミー,",
                                                      "economy:            {ja: 普通席,"))
     assert jtau("localize", "airline", "--offline", root=project).returncode == 0
-    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path), root=project)
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--page-dir", str(tmp_path), root=project)
     assert review.returncode == 0, review.stderr
     lines = review.stdout.splitlines()
     total = int(re.fullmatch(r"airline: (\d+) text fields changed since HEAD; page .*", lines[-1])[1])
@@ -106,7 +106,7 @@ def test_localize_reports_as_news_only_the_entries_this_run_marks_stale(tmp_path
         assert (f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
                 f"stale entries kept: {kept + 1}") in report.read_text()
         assert re.search(rf"^ memory +{len(committed) + 1} entries, {kept + 1} stale", result.stdout, re.M)
-        assert bool(re.search(r"^ newly stale +1 entries whose source", result.stdout, re.M)) == (newly == 1), run
+        assert bool(re.search(r"^ newly stale +1 entry whose source", result.stdout, re.M)) == (newly == 1), run
 
 
 def test_no_passenger_count_where_no_tool_takes_passengers():
@@ -138,7 +138,8 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     written = jtau("localize", "airline", "--out", str(tmp_path))  # the Quick start command
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[-1] == ("localize airline: airline written (5 files changed); next: jtau "
-                                               "verify airline (replays every task in tau2, English and Japanese)")
+                                               f"verify airline --out {tmp_path} (replays every task in tau2, "
+                                               "English and Japanese)")
     from conftest import banking_here
 
     check = jtau("localize", "all", "--check")
@@ -158,8 +159,8 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False, indent=4) + "\n")
     broken = jtau("validate", "airline", "--out", str(tmp_path))
     assert broken.returncode == 1
-    assert re.fullmatch(r"validate airline: \d+ errors in airline; next: jtau localize airline \(writes it again "
-                        r"from source, maps and memory\)", broken.stdout.splitlines()[-1])
+    assert re.fullmatch(rf"validate airline: \d+ errors? in airline; next: jtau localize airline --out {tmp_path} "
+                        r"\(writes it again from source, maps and memory\)", broken.stdout.splitlines()[-1])
 
 
 def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys):
@@ -260,3 +261,52 @@ def test_a_pipe_gets_no_padding_and_a_closed_pipe_ends_quietly():
     process.stdout.close()  # as head does after its lines
     assert process.wait(300) == 141
     assert "Traceback" not in process.stderr.read().decode()
+
+
+def test_hints_and_advice_repeat_the_users_folders_quoted_for_the_shell(tmp_path):
+    """A next step is runnable as printed and means the same folders: --out, --tm and --source
+    are carried into every hint and "run:" (a hint used to verify data/domains after
+    `localize --out X`, to export the committed memory after `--tm EMPTY`)."""
+    import shlex
+
+    out, tm = tmp_path / "my out", tmp_path / "empty tm"
+    tm.mkdir()
+    written = jtau("localize", "airline", "--out", str(out), "--tm", str(tm))
+    assert written.returncode == 0, written.stderr
+    export = f"jtau tm export airline -o FILE --tm {shlex.quote(str(tm))}"
+    assert f"`{export}` lists them" in written.stderr
+    assert written.stdout.splitlines()[-1].endswith(
+        f"next: {export} (what a translator needs), then jtau tm import airline FILE --tm {shlex.quote(str(tm))}")
+    assert re.search(rf"^ QA warnings +\d+ \(`--report FILE` lists them, so does "
+                     rf"`jtau validate airline --out {re.escape(shlex.quote(str(out)))}`\)", written.stdout, re.M)
+    offline = jtau("localize", "airline", "--offline", "--tm", str(tm), "--out", str(out))
+    assert offline.returncode == 1
+    assert offline.stderr.splitlines()[0].endswith(f"to list them all for translators, run: {export}")
+    fresh = tmp_path / "fresh"
+    for command in ("validate", "verify"):
+        missing = jtau(command, "airline", "--out", str(fresh))
+        assert missing.returncode == 2
+        assert missing.stderr.rstrip().endswith(f"run: jtau localize airline --out {fresh}"), missing.stderr
+    stale = jtau("localize", "airline", "--check", "--out", str(out))
+    assert stale.returncode == 1
+    assert f"committed output is stale; run: jtau localize airline --out {shlex.quote(str(out))}\n" in stale.stderr
+
+
+def test_review_out_is_the_domains_folder_as_everywhere(tmp_path):
+    """`review --out` was the page's folder: `review airline --out <localized folder>` exited 0
+    with a page of data/domains.  Now the page is of the folder's domain (with the memory it was
+    made with), pages go to --page-dir, and a folder that holds another text is refused."""
+    out, tm, pages = tmp_path / "out", tmp_path / "tm", tmp_path / "pages"
+    tm.mkdir()
+    assert jtau("localize", "airline", "--out", str(out), "--tm", str(tm)).returncode == 0
+    other = jtau("review", "airline", "--out", str(out), "--page-dir", str(pages))
+    assert other.returncode == 1 and not pages.exists()
+    assert other.stderr.splitlines()[0].startswith(f"error: {out / 'airline'}: not what source, maps and memory")
+    assert other.stderr.splitlines()[0].endswith(f"or, to bring it up to date, run: jtau localize airline --out {out}")
+    made = jtau("review", "airline", "--out", str(out), "--tm", str(tm), "--page-dir", str(pages))
+    assert made.returncode == 0, made.stderr
+    page = (pages / "airline.html").read_text()
+    assert "You are Emma Kim." in page and "あなたは金子 恵美です。" not in page  # the folder's (English) text
+    nowhere = jtau("review", "airline", "--out", str(tmp_path / "none"), "--page-dir", str(pages))
+    assert nowhere.returncode == 2
+    assert nowhere.stderr.rstrip().endswith(f"run: jtau localize airline --out {tmp_path / 'none'}")

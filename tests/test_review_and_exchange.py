@@ -32,7 +32,7 @@ class Balance(HTMLParser):
 
 def test_review_page_has_every_task_side_by_side(project, tmp_path):
     out = tmp_path / "review"
-    result = jtau("review", "airline", "--out", str(out))
+    result = jtau("review", "airline", "--page-dir", str(out))
     assert result.returncode == 0, result.stderr
     page = (out / "airline.html").read_text()
     parser = Balance()

@@ -301,7 +301,7 @@ def test_the_change_report_and_review_changed_since_list_exactly_the_affected_fi
         if "basic economy" in english or "round trip" in english or "round-trip" in english or "roundtrip" in english:
             holding.add(f"tasks.json {__import__('jtau.jsonpath', fromlist=['x']).format_path(field.path)}")
     assert f"text fields whose Japanese changed: " in report
-    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path / "review"), root=project)
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--page-dir", str(tmp_path / "review"), root=project)
     assert review.returncode == 0, review.stderr
     listed = {line.split(": ", 1)[0] for line in review.stdout.splitlines() if line.startswith("tasks.json ")}
     count = int(review.stdout.strip().splitlines()[-1].split(": ")[1].split(" text fields")[0])

@@ -63,9 +63,14 @@ def files_on_disk(folder: Path, names) -> dict[str, bytes]:
 
 def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[str, bytes]:
     """The files of a localized domain as committed at `revision` (git)."""
+    try:
+        base = folder.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise InputError(f"--changed-since {revision!r}: {folder} is not inside {root}, whose git history "
+                         "it would read") from None
     out = {}
     for name in names:
-        relative = (folder / name).resolve().relative_to(root.resolve())
+        relative = base / name
         shown = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{relative.as_posix()}"],
                                capture_output=True)
         if shown.returncode == 0:

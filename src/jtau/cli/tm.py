@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from jtau.cli.common import (
+    Folders,
     OneDomainArg,
     SourceOpt,
     TmOpt,
@@ -53,14 +54,14 @@ def tm_export(
         done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
                       result.maps.locale.locale, out, status, format, domain)
         if not done.written:
-            err_console.print(nothing_to_export(domain, status, done), highlight=False, soft_wrap=True)
+            err_console.print(nothing_to_export(domain, status, done), soft_wrap=True)
             raise typer.Exit(1)
         left_out = (f"; {done.left_out} without a translation left out (TMX holds translations only)"
                     if done.left_out else "")
         out_console.print(f"{domain}: {done.written} segments ({status}) written to {out}{left_out}",
-                          highlight=False, soft_wrap=True)
+                          soft_wrap=True)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, Folders(source, tm=tm))
 
 
 def nothing_to_export(domain: str, status: str, done) -> str:
@@ -103,20 +104,20 @@ def tm_import(
         counts = (f"{domain}: {report.changed} changed, {report.status_only} status only (now {status}), "
                   f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:
-            out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
+            out_console.print(f"{counts}; nothing written (--dry-run)", soft_wrap=True)
         else:
             from jtau.write import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
             out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
-                              highlight=False, soft_wrap=True)
+                              soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
-            err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            err_console.print(f"  {line}", soft_wrap=True)
         if report.refused > PROBLEMS_SHOWN:
             err_console.print(f"  ... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)",
-                              highlight=False, soft_wrap=True)
+                              soft_wrap=True)
         if report.problems:
             raise typer.Exit(1)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, Folders(source, tm=tm))

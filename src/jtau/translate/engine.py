@@ -103,8 +103,9 @@ class Translator:
             return stats
         if self.offline:
             listed = first(f"{job.key} ({job.kind}): {job.source}" for job in jobs)
-            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments; "
-                              f"`jtau tm export {self.tm.domain} -o FILE` lists them all for translators", listed)
+            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments", listed,
+                              run=("tm", "export", self.tm.domain, "-o", "FILE"),
+                              run_label="to list them all for translators, run")
         self.pending = jobs
         if self.dry_run or self.client is None:
             stats.untranslated = len(jobs)
