@@ -141,6 +141,12 @@ def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
         assert _help_domains(*command) == f"Domain: {known}. [required]", command
     review = jtau("review", "hotel")
     assert review.returncode == 2 and f"error: unknown domain 'hotel'; known: {known}, all" in review.stderr
+    for typed, meant in (("airlines", "airline"), ("Banking", "banking_knowledge"), ("ratail", "retail")):
+        near = jtau("validate", typed)
+        assert near.returncode == 2
+        assert near.stderr == f"error: unknown domain {typed!r} (did you mean {meant}?); known: {known}, all\n"
+    command = jtau("locallize", "airline")  # commands: typer's own suggestion
+    assert command.returncode == 2 and "Did you mean 'localize'?" in command.stderr
     export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
     assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
     assert set(DOMAINS) <= set(available())  # each has its rules; a domain being built has rules only

@@ -51,14 +51,14 @@ def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
     process = subprocess.Popen([sys.executable, "-m", "jtau", "verify", "telecom"], cwd=ROOT,
                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     first = process.stderr.readline()  # loading, then a progress line every 5 s, although piped
-    # done/total (the total is known once replaying starts) and the rate
-    assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s, \d+\.\d/s\)\n", first), first
+    # done/total (the total is known once replaying starts) and the rate, once it means something
+    assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s(, \d+\.\d/s)?\)\n", first), first
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
     lines = stderr.splitlines()
     assert lines[-1].startswith("error: interrupted: jtau verify telecom stopped after ")
-    assert lines[-1].endswith("tasks; nothing was written") and "Traceback" not in stderr
+    assert re.search(r" tasks?; nothing was written$", lines[-1]) and "Traceback" not in stderr
 
 
 def test_an_output_that_cannot_be_written_fails_at_once_with_one_line(tmp_path):

@@ -70,6 +70,10 @@ def test_shortened_lists_and_texts_say_how_much_is_left_out():
     assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
     assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
     assert joined("abcdefg", 3) == "a, b, c and 4 more"
+    from jtau.listing import counted
+
+    assert (counted(1, "attempt"), counted(4, "attempt"), counted(0, "model")) == ("1 attempt", "4 attempts", "0 models")
+    assert (counted(1, "entry", "entries"), counted(12697, "entry", "entries")) == ("1 entry", "12,697 entries")
 
 
 def test_verify_on_a_terminal_shows_done_of_the_known_total_and_the_rate():

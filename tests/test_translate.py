@@ -257,6 +257,12 @@ def test_no_server_at_the_url_stops_the_run_with_a_clear_error(tmp_path):
         client.translate(jobs(20), lambda e: None)
     assert "cannot connect" in stopped.value.message and "is the endpoint running" in stopped.value.message
     assert time.time() - started < 10
+    for attempts, said in ((1, "(after 1 attempt)"), (2, "(after 2 attempts)")):  # not "1 attempts"
+        one_batch = MTClient(Endpoint("m", f"http://127.0.0.1:{port}/v1", SECRET),
+                             Settings(attempts=attempts, backoff=0.01, timeout=2), sleep=lambda s: None)
+        with pytest.raises(InputError) as stopped:
+            one_batch.translate(jobs(3), lambda e: None)
+        assert stopped.value.message.endswith(said), stopped.value.message
 
 
 def test_ctrl_c_stops_at_once_and_keeps_what_was_answered(project, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -89,7 +90,12 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
         from jtau import rules
 
         if domain not in rules.available():
-            raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
+            offered = [*DOMAINS, *(["all"] if allow_all else [])]
+            typed = domain.lower()
+            close = ([name for name in offered if len(typed) >= 3 and name.startswith(typed)]
+                     or difflib.get_close_matches(typed, offered, n=1, cutoff=0.6))
+            raise InputError(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
+                             + f"; known: {', '.join(offered)}")
     return [domain]
 
 

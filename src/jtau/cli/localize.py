@@ -124,7 +124,7 @@ def localize(
                 reports.append(run_.report)
             if run_.untranslated:
                 err_console.print(Text(
-                    f"warning: {run_.name}: {run_.untranslated} segments stay English: no endpoint is "
+                    f"warning: {run_.name}: {counted(run_.untranslated, 'segment')} stay English: no endpoint is "
                     "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
                     f"`{folders.command('tm', 'export', run_.name, '-o', 'FILE')}` lists them"), soft_wrap=True)
         if report:
@@ -272,7 +272,7 @@ def _summary_rows(result, target: Path, folders: Folders, changed: list[str], ch
     add("task repairs", f"{len(repairs.applied)} applied"
         + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
     add("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
-    add("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
+    add("translation", f"{t.hits} from memory, {t.sent} translated in {counted(t.requests, 'request')}"
         + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else "")
         + (f", {t.kept} kept in the source language ({', '.join(result.rules.source_language)})"
            if t.kept else ""))

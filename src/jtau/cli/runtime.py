@@ -109,11 +109,11 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
             checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
                                          set(tasks) if tasks else None, advance, jobs)
     except KeyboardInterrupt:
-        say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
+        say_error(f"interrupted: jtau verify {domain} stopped after {counted(replayed, 'task')}; nothing was written")
         raise typer.Exit(130) from None
     listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
     title = f"jtau verify {domain}" + ("" if listed is checks else
-                                        f": the {len(listed)} tasks with problems (--json lists all)")
+                                        f": the {counted(len(listed), 'task')} with problems (--json lists all)")
     table = Table(title=title)
     for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
         table.add_column(column, overflow="fold")

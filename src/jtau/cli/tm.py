@@ -20,6 +20,7 @@ from jtau.cli.common import (
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
+from jtau.listing import counted
 
 PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
 
@@ -58,7 +59,7 @@ def tm_export(
             raise typer.Exit(1)
         left_out = (f"; {done.left_out} without a translation left out (TMX holds translations only)"
                     if done.left_out else "")
-        out_console.print(f"{domain}: {done.written} segments ({status}) written to {out}{left_out}",
+        out_console.print(f"{domain}: {counted(done.written, 'segment')} ({status}) written to {out}{left_out}",
                           soft_wrap=True)
     except JtauError as exc:
         fail(exc, Folders(source, tm=tm))
@@ -110,7 +111,7 @@ def tm_import(
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
-            out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
+            out_console.print(f"{counts}; recorded in {result.tm.path}; {counted(still, 'segment')} still missing",
                               soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
             err_console.print(f"  {line}", soft_wrap=True)
