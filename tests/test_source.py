@@ -12,8 +12,7 @@ from jtau.pipeline import localize
 from jtau.rules import load_rules
 from jtau.source import load_domain
 
-ROOT = Path(__file__).resolve().parents[1]
-UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
+from conftest import NO_UPSTREAM, ROOT, UPSTREAM
 
 
 def test_env_var_and_domain_folder_are_accepted(domains_dir, monkeypatch):
@@ -24,7 +23,7 @@ def test_env_var_and_domain_folder_are_accepted(domains_dir, monkeypatch):
     assert load_domain(rules, domains_dir / "airline").path == domains_dir / "airline"
 
 
-@pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/tau2-upstream is not beside this checkout")
+@pytest.mark.skipif(UPSTREAM is None, reason=NO_UPSTREAM)
 def test_upstream_task_format_localizes(tmp_path, domains_dir):
     source = tmp_path / "domains" / "airline"
     shutil.copytree(domains_dir / "airline", source)
@@ -182,3 +181,18 @@ def test_without_data_the_advice_fits_the_tau2_installed(monkeypatch):
             discover.source_root()
         assert refused.value.message.startswith(f"no tau2 source data found: {advice}")
         assert ("pip install" in refused.value.message) == (installed != ("tau2", "1.0.1"))
+
+
+def test_upstreams_tasks_are_taken_from_tau2_bench_1_0_1s_data(tmp_path, monkeypatch):
+    """The tests of "26.3 repaired = upstream" need only tau2-bench 1.0.1's data (whose airline
+    and retail tasks.json are upstream's, byte for byte), not a copy beside the checkout."""
+    from conftest import tau3_domains
+
+    data = tmp_path / "data"
+    for domain in ("airline", "retail"):
+        (data / "tau2" / "domains" / domain).mkdir(parents=True)
+        (data / "tau2" / "domains" / domain / "tasks.json").write_text('[{"evaluation_criteria": {"reward_basis": []}}]')
+    monkeypatch.setenv("TAU2_DATA_DIR", str(data))
+    assert tau3_domains() == data / "tau2" / "domains"
+    (data / "tau2" / "domains" / "retail" / "tasks.json").write_text('[{"evaluation_criteria": {}}]')  # 26.3's format
+    assert tau3_domains() != data / "tau2" / "domains"
