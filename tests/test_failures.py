@@ -227,3 +227,17 @@ def test_a_folder_left_by_an_earlier_run_is_removed_or_named(tmp_path, monkeypat
     notes.clear()
     assert files.replace_folder(folder, {"a.json": b"new\n"}, warn=notes.append) == []
     assert notes == [] and sorted(p.name for p in tmp_path.iterdir()) == ["airline"]
+
+
+def test_plot_without_matplotlib_fails_before_the_analysis_and_names_a_real_install(tmp_path):
+    """It failed after the whole analysis and suggested `pip install 'jtau[plot]'`, which PyPI
+    does not have."""
+    traces = tmp_path / "traces.jsonl"
+    traces.write_text("")  # the analysis would refuse it: the check comes first
+    hide = ("import sys, runpy; sys.modules['matplotlib'] = None; "
+            "sys.argv = ['jtau', *sys.argv[1:]]; runpy.run_module('jtau', run_name='__main__')")
+    result = subprocess.run([sys.executable, "-c", hide, "retention", "analyze", str(traces), "--plot",
+                             str(tmp_path / "r.png")], capture_output=True, text=True, cwd=ROOT,
+                            env={**os.environ, "JTAU_ROOT": str(ROOT)})
+    assert result.returncode == 2
+    assert one_error_line(result.stderr) == "error: --plot needs matplotlib: pip install matplotlib"

@@ -100,6 +100,10 @@ def retention_analyze(
         for path in (json_file, plot_file):
             if path:
                 ensure_writable(path, folder=False)
+        import importlib.util
+
+        if plot_file and importlib.util.find_spec("matplotlib") is None:  # now, not after the analysis
+            raise InputError("--plot needs matplotlib: pip install matplotlib")
         maps = load_maps(maps_dir(project_root()))
         canonical = Canonicalizer(maps, maps.locale.locale.split("-")[0])  # arguments in ja map back
         with progress_bar() as bar:
