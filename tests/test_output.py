@@ -61,6 +61,8 @@ def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tm
     total = int(re.fullmatch(r"airline: (\d+) text fields changed since HEAD; page .*", lines[-1])[1])
     assert total > 20 and len(lines) == 22
     assert lines[-2] == f"... and {total - 20} more (all in {tmp_path / 'airline.changes.html'})"
+    page = (tmp_path / "airline.changes.html").read_text()
+    assert page.count("<del>エコノミー</del>") == page.count("<ins>普通席</ins>") >= total  # the change, marked
 
 
 def test_shortened_lists_and_texts_say_how_much_is_left_out():
@@ -314,3 +316,18 @@ def test_review_out_is_the_domains_folder_as_everywhere(tmp_path):
     nowhere = jtau("review", "airline", "--out", str(tmp_path / "none"), "--page-dir", str(pages))
     assert nowhere.returncode == 2
     assert nowhere.stderr.rstrip().endswith(f"run: jtau localize airline --out {tmp_path / 'none'}")
+
+
+def test_the_changes_page_marks_what_changed_inside_a_text():
+    """A long paragraph whose Japanese changed in one word: the page marks that word (by
+    character: Japanese has no spaces), not the whole paragraph."""
+    from jtau.review import marked
+
+    old = "お客様の予約はエコノミーの航空券で、変更には手数料がかかります。" * 5
+    new = old.replace("エコノミー", "普通席", 1)
+    then, now = marked(old, new)
+    assert then == old.replace("エコノミー", "<del>エコノミー</del>", 1)
+    assert now == new.replace("普通席", "<ins>普通席</ins>", 1)
+    assert marked("予約を変更できます。", "予約の変更ができます。") == \
+        ("予約<del>を変更</del>できます。", "予約<ins>の変更が</ins>できます。")  # a two-character gap joins
+    assert marked("<a & b>", "<a & c>") == ("&lt;a &amp; <del>b</del>&gt;", "&lt;a &amp; <ins>c</ins>&gt;")

@@ -122,3 +122,32 @@ def test_a_reviewer_corrects_a_translation_in_the_memory(tmp_path):
     assert result.returncode == 2
     assert f"airline.jsonl:{index + 1}: {entry['key']}" in result.stderr
     assert "placeholder {PERSON_1} missing" in result.stderr
+
+
+def test_banking_review_page_holds_every_document_collapsed():
+    """The knowledge base is most of banking's text (698 documents): each is on the page, in a
+    collapsed section (title in both languages, content line by line), and the db's notes too."""
+    import pytest
+
+    from conftest import ROOT, banking_here
+    from jtau.pipeline import Options, localize
+    from jtau.review import review_page
+
+    if not banking_here():
+        pytest.skip("tau2-bench 1.0.1's banking_knowledge data not found (TAU2_DATA_DIR)")
+    result = localize("banking_knowledge", ROOT, None, None, Options(dry_run=True))
+    page = review_page(result)
+    parser = Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
+    documents = result.source.documents
+    assert len(documents) == 698 and page.count("<details id=\"doc-") == 698
+    assert {f"doc-{d['id']}" for d in documents.values()} <= parser.ids and "documents" in parser.ids
+    assert "<details open" not in page  # collapsed: the page opens on its summary and tasks
+    name, source = next(iter(documents.items()))
+    english = next(line for line in source["content"].split("\n") if len(line) > 40)
+    japanese = result.domain.documents[name]["content"].split("\n")[source["content"].split("\n").index(english)]
+    import html
+
+    assert f"<td>{html.escape(english)}</td><td>{html.escape(japanese)}" in page
+    assert html.escape(result.domain.documents[name]["title"]) in page and "Database text" in page
