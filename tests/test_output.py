@@ -293,6 +293,10 @@ def test_hints_and_advice_repeat_the_users_folders_quoted_for_the_shell(tmp_path
         missing = jtau(command, "airline", "--out", str(fresh))
         assert missing.returncode == 2
         assert missing.stderr.rstrip().endswith(f"run: jtau localize airline --out {fresh}"), missing.stderr
+    verified = jtau("verify", "airline", "--out", str(out), "--task", "1", "--no-rewards")
+    assert verified.returncode == 0, verified.stderr
+    assert verified.stdout.splitlines()[-1].endswith(  # jtau tau2 run reads data/domains: said, not implied
+        f"(an agent on J-tau: on {ROOT / 'data' / 'domains'}'s data, not {out}'s)")
     stale = jtau("localize", "airline", "--check", "--out", str(out))
     assert stale.returncode == 1
     assert f"committed output is stale; run: jtau localize airline --out {shlex.quote(str(out))}\n" in stale.stderr
