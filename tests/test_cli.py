@@ -113,6 +113,7 @@ def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
     monkeypatch.delenv("JTAU_SOURCE", raising=False)
     monkeypatch.delenv("TAU2_DATA_DIR", raising=False)
     monkeypatch.setattr(discover, "installed_domains_dir", lambda: None)
+    monkeypatch.setattr(discover, "installed_tau2", lambda: None)  # tau2-bench 1.0.1: test_source.py
     try:
         discover.find_domain_dir("airline", ["db.json"])
     except InputError as exc:

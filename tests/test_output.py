@@ -135,7 +135,7 @@ def test_the_qa_warnings_localize_counts_are_listed_in_its_report_and_by_validat
     validate = jtau("validate", "airline", "--out", str(out))
     assert validate.returncode == 0, validate.stderr
     assert f"QA warnings ({count}):" in validate.stdout
-    assert f"  ... and {count - 40} more (jtau review airline lists all)" in validate.stdout
+    assert f"  ... and {count - 40} more (jtau review airline --out {out} lists all)" in validate.stdout
     assert [line.strip() for line in validate.stdout.splitlines() if line.startswith("  tasks.json")] == \
         [line[2:] for line in listed if line.startswith("- tasks.json")][:40]
 
