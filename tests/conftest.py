@@ -19,7 +19,29 @@ ROOT = Path(__file__).resolve().parents[1]
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
 # tests never reach the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
+
+
+def tau3_domains() -> Path | None:
+    """tau2-bench 1.0.1's data/tau2/domains folder, where it is here: $TAU2_DATA_DIR, the data
+    of an installed tau2-bench, a copy beside the checkout (../shared/, as .ci/run has it).  Its
+    airline and retail tasks.json are upstream's (the 1.0.1 format, with reward_basis), the
+    files the tests compare the repaired 26.3 tasks with."""
+    from jtau.source.discover import installed_domains_dir, installed_tau2
+
+    candidates = [Path(os.environ["TAU2_DATA_DIR"]) / "tau2" / "domains"] if os.environ.get("TAU2_DATA_DIR") else []
+    if (installed_tau2() or ("",))[0] == "tau2":
+        candidates.append(installed_domains_dir())
+    candidates += [ROOT.parent / "shared" / "tau2-bench-1.0.1" / "data" / "tau2" / "domains",
+                   ROOT.parent / "shared" / "tau2-upstream"]
+    for folder in candidates:
+        tasks = [folder / domain / "tasks.json" for domain in ("airline", "retail")] if folder else []
+        if tasks and all(path.is_file() and b'"reward_basis"' in path.read_bytes() for path in tasks):
+            return folder
+    return None
+
+
+UPSTREAM = tau3_domains()
+NO_UPSTREAM = "tau2-bench 1.0.1's data not found: set TAU2_DATA_DIR to the data/ folder of a v1.0.1 checkout"
 
 
 @pytest.fixture(scope="session")

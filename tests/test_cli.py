@@ -113,6 +113,7 @@ def test_no_source_anywhere_says_how_to_get_one(monkeypatch):
     monkeypatch.delenv("JTAU_SOURCE", raising=False)
     monkeypatch.delenv("TAU2_DATA_DIR", raising=False)
     monkeypatch.setattr(discover, "installed_domains_dir", lambda: None)
+    monkeypatch.setattr(discover, "installed_tau2", lambda: None)  # tau2-bench 1.0.1: test_source.py
     try:
         discover.find_domain_dir("airline", ["db.json"])
     except InputError as exc:
@@ -141,6 +142,12 @@ def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
         assert _help_domains(*command) == f"Domain: {known}. [required]", command
     review = jtau("review", "hotel")
     assert review.returncode == 2 and f"error: unknown domain 'hotel'; known: {known}, all" in review.stderr
+    for typed, meant in (("airlines", "airline"), ("Banking", "banking_knowledge"), ("ratail", "retail")):
+        near = jtau("validate", typed)
+        assert near.returncode == 2
+        assert near.stderr == f"error: unknown domain {typed!r} (did you mean {meant}?); known: {known}, all\n"
+    command = jtau("locallize", "airline")  # commands: typer's own suggestion
+    assert command.returncode == 2 and "Did you mean 'localize'?" in command.stderr
     export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
     assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
     assert set(DOMAINS) <= set(available())  # each has its rules; a domain being built has rules only
@@ -180,7 +187,7 @@ def test_review_all_writes_every_domains_page(tmp_path):
 
     from jtau.source import has_source
 
-    result = jtau("review", "all", "--out", str(tmp_path))
+    result = jtau("review", "all", "--page-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     here = [d for d in DOMAINS if has_source(d)]  # banking_knowledge where tau2-bench 1.0.1's data is
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{d}.{s}" for d in here for s in ("html", "json"))

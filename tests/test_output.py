@@ -55,12 +55,14 @@ def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tm
     glossary.write_text(glossary.read_text().replace("economy:            {ja: エコノミー,",
                                                      "economy:            {ja: 普通席,"))
     assert jtau("localize", "airline", "--offline", root=project).returncode == 0
-    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path), root=project)
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--page-dir", str(tmp_path), root=project)
     assert review.returncode == 0, review.stderr
     lines = review.stdout.splitlines()
     total = int(re.fullmatch(r"airline: (\d+) text fields changed since HEAD; page .*", lines[-1])[1])
     assert total > 20 and len(lines) == 22
     assert lines[-2] == f"... and {total - 20} more (all in {tmp_path / 'airline.changes.html'})"
+    page = (tmp_path / "airline.changes.html").read_text()
+    assert page.count("<del>エコノミー</del>") == page.count("<ins>普通席</ins>") >= total  # the change, marked
 
 
 def test_shortened_lists_and_texts_say_how_much_is_left_out():
@@ -70,6 +72,10 @@ def test_shortened_lists_and_texts_say_how_much_is_left_out():
     assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
     assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
     assert joined("abcdefg", 3) == "a, b, c and 4 more"
+    from jtau.listing import counted
+
+    assert (counted(1, "attempt"), counted(4, "attempt"), counted(0, "model")) == ("1 attempt", "4 attempts", "0 models")
+    assert (counted(1, "entry", "entries"), counted(12697, "entry", "entries")) == ("1 entry", "12,697 entries")
 
 
 def test_verify_on_a_terminal_shows_done_of_the_known_total_and_the_rate():
@@ -106,7 +112,7 @@ def test_localize_reports_as_news_only_the_entries_this_run_marks_stale(tmp_path
         assert (f"- memory entries gone stale in this run (their source no longer occurs): {newly}; "
                 f"stale entries kept: {kept + 1}") in report.read_text()
         assert re.search(rf"^ memory +{len(committed) + 1} entries, {kept + 1} stale", result.stdout, re.M)
-        assert bool(re.search(r"^ newly stale +1 entries whose source", result.stdout, re.M)) == (newly == 1), run
+        assert bool(re.search(r"^ newly stale +1 entry whose source", result.stdout, re.M)) == (newly == 1), run
 
 
 def test_no_passenger_count_where_no_tool_takes_passengers():
@@ -129,7 +135,7 @@ def test_the_qa_warnings_localize_counts_are_listed_in_its_report_and_by_validat
     validate = jtau("validate", "airline", "--out", str(out))
     assert validate.returncode == 0, validate.stderr
     assert f"QA warnings ({count}):" in validate.stdout
-    assert f"  ... and {count - 40} more (jtau review airline lists all)" in validate.stdout
+    assert f"  ... and {count - 40} more (jtau review airline --out {out} lists all)" in validate.stdout
     assert [line.strip() for line in validate.stdout.splitlines() if line.startswith("  tasks.json")] == \
         [line[2:] for line in listed if line.startswith("- tasks.json")][:40]
 
@@ -138,7 +144,8 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     written = jtau("localize", "airline", "--out", str(tmp_path))  # the Quick start command
     assert written.returncode == 0, written.stderr
     assert written.stdout.splitlines()[-1] == ("localize airline: airline written (5 files changed); next: jtau "
-                                               "verify airline (replays every task in tau2, English and Japanese)")
+                                               f"verify airline --out {tmp_path} (replays every task in tau2, "
+                                               "English and Japanese)")
     from conftest import banking_here
 
     check = jtau("localize", "all", "--check")
@@ -158,8 +165,8 @@ def test_localize_and_validate_end_with_their_result_and_the_next_command(tmp_pa
     (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False, indent=4) + "\n")
     broken = jtau("validate", "airline", "--out", str(tmp_path))
     assert broken.returncode == 1
-    assert re.fullmatch(r"validate airline: \d+ errors in airline; next: jtau localize airline \(writes it again "
-                        r"from source, maps and memory\)", broken.stdout.splitlines()[-1])
+    assert re.fullmatch(rf"validate airline: \d+ errors? in airline; next: jtau localize airline --out {tmp_path} "
+                        r"\(writes it again from source, maps and memory\)", broken.stdout.splitlines()[-1])
 
 
 def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys):
@@ -178,3 +185,153 @@ def test_progress_lines_in_a_log_count_only_what_is_counted(monkeypatch, capsys)
     assert lines == ["telecom: validating (6 s)",  # a stage: no count, no rate
                      "telecom: task 1 (1/50, 18 s, 0.2/s)",  # counted from the first advance (12 s)
                      "telecom: task 2 (2/50, 24 s, 0.2/s)"]
+
+
+def test_a_rate_is_shown_only_once_it_means_something_and_a_count_ends_at_its_last_state(monkeypatch):
+    """The first line of a count that starts as a line comes due: no rate (it read 43830.8/s);
+    `localize all` in a log: the count's last state (4/4) is the last line, not 3/4."""
+    from types import SimpleNamespace
+
+    from jtau.cli import common
+
+    now = [0.0]
+    monkeypatch.setattr(common.time, "monotonic", lambda: now[0])
+    lines = []
+    monkeypatch.setattr(common.err_console, "print", lambda text, **_: lines.append(str(text)))
+    with common.LineProgress() as progress:
+        task = progress.add_task("localizing 4 domains", total=4)
+        now[0] = 6.0
+        progress.advance(task, 1)  # counting starts now, and a line is due now
+        now[0] = 12.0
+        progress.advance(task, 2)
+        now[0] = 13.0
+        progress.advance(task, 1)  # no line due: the last one was a second ago
+    assert lines == ["localizing 4 domains (1/4, 6 s)", "localizing 4 domains (3/4, 12 s, 0.5/s)",
+                     "localizing 4 domains (4/4, 13 s, 0.6/s)"]
+
+    assert common.rate(500, 0.0004) == "" and common.rate(500, 2.0) == "250.0/s"
+    import io
+
+    from rich.console import Console
+
+    monkeypatch.setattr(common, "err_console", Console(file=io.StringIO(), force_terminal=True))
+    bar = common.progress_bar()
+    column = next(c for c in bar.columns if type(c).__name__ == "RateColumn")
+    counting = SimpleNamespace(id=0, total=1000, completed=8)
+    now[0] = 100.0
+    assert str(column.render(counting)) == ""  # first seen: its start
+    counting.completed, now[0] = 508, 100.0005
+    assert str(column.render(counting)) == ""  # rich's own estimate: 999999.9/s
+    counting.completed, now[0] = 1008, 102.0
+    assert str(column.render(counting)) == "500.0/s"
+
+
+def test_what_jtau_prints_is_printed_as_written(tmp_path, capsys):
+    """Locations and values keep their colons and brackets: rich's emoji codes made
+    `edited.po:100:` print as `edited.po💯`."""
+    import json
+
+    from jtau.cli.common import done, say_error
+
+    say_error("edited.po:1234: :ok: :id: [bold]x[/bold] [service_issue]")
+    done("x.json:100: ok", "jtau :smile:")
+    shown = capsys.readouterr()
+    assert shown.err == "error: edited.po:1234: :ok: :id: [bold]x[/bold] [service_issue]\n"
+    assert shown.out == "x.json:100: ok; next: jtau :smile:\n"
+
+    entry = json.loads((ROOT / "data" / "tm" / "airline.jsonl").read_text().splitlines()[0])
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    padding = "# padding\n" * (98 - header.count("\n"))  # the unit's msgid on line 100
+    unit = f'msgctxt "{entry["key"]}"\nmsgid {json.dumps(entry["source"])}\nmsgstr "Not Japanese at all."\n'
+    edited = tmp_path / "edited.po"
+    edited.write_text(header + padding + unit)
+    assert (header + padding + unit).splitlines()[99].startswith("msgid ")
+    result = jtau("tm", "import", "airline", str(edited), "--dry-run")
+    assert result.returncode == 1, result.stderr
+    assert f"  {edited}:100: {entry['key']} " in result.stderr, result.stderr
+    assert "💯" not in result.stderr
+
+
+def test_a_pipe_gets_no_padding_and_a_closed_pipe_ends_quietly():
+    """Rich pads a table's lines to its width (~100 trailing spaces a line in a pipe); a reader
+    that stops reading (`| head`) ends the command with 141, as a shell reports SIGPIPE, not
+    with 1, the code of a validation failure, and without a traceback."""
+    import os
+
+    check = jtau("localize", "airline", "--check")
+    assert check.returncode == 0, check.stderr
+    assert [line for line in check.stdout.splitlines() if line != line.rstrip()] == []
+    process = subprocess.Popen([sys.executable, "-m", "jtau", "validate", "all"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env={**os.environ, "JTAU_ROOT": str(ROOT)}, cwd=ROOT)
+    process.stdout.readline()
+    process.stdout.close()  # as head does after its lines
+    assert process.wait(300) == 141
+    assert "Traceback" not in process.stderr.read().decode()
+
+
+def test_hints_and_advice_repeat_the_users_folders_quoted_for_the_shell(tmp_path):
+    """A next step is runnable as printed and means the same folders: --out, --tm and --source
+    are carried into every hint and "run:" (a hint used to verify data/domains after
+    `localize --out X`, to export the committed memory after `--tm EMPTY`)."""
+    import shlex
+
+    out, tm = tmp_path / "my out", tmp_path / "empty tm"
+    tm.mkdir()
+    written = jtau("localize", "airline", "--out", str(out), "--tm", str(tm))
+    assert written.returncode == 0, written.stderr
+    export = f"jtau tm export airline -o FILE --tm {shlex.quote(str(tm))}"
+    assert f"`{export}` lists them" in written.stderr
+    assert written.stdout.splitlines()[-1].endswith(
+        f"next: {export} (what a translator needs), then jtau tm import airline FILE --tm {shlex.quote(str(tm))}")
+    assert re.search(rf"^ QA warnings +\d+ \(`--report FILE` lists them, so does "
+                     rf"`jtau validate airline --out {re.escape(shlex.quote(str(out)))}`\)", written.stdout, re.M)
+    offline = jtau("localize", "airline", "--offline", "--tm", str(tm), "--out", str(out))
+    assert offline.returncode == 1
+    assert offline.stderr.splitlines()[0].endswith(f"to list them all for translators, run: {export}")
+    fresh = tmp_path / "fresh"
+    for command in ("validate", "verify"):
+        missing = jtau(command, "airline", "--out", str(fresh))
+        assert missing.returncode == 2
+        assert missing.stderr.rstrip().endswith(f"run: jtau localize airline --out {fresh}"), missing.stderr
+    verified = jtau("verify", "airline", "--out", str(out), "--task", "1", "--no-rewards")
+    assert verified.returncode == 0, verified.stderr
+    assert verified.stdout.splitlines()[-1].endswith(  # jtau tau2 run reads data/domains: said, not implied
+        f"(an agent on J-tau: on {ROOT / 'data' / 'domains'}'s data, not {out}'s)")
+    stale = jtau("localize", "airline", "--check", "--out", str(out))
+    assert stale.returncode == 1
+    assert f"committed output is stale; run: jtau localize airline --out {shlex.quote(str(out))}\n" in stale.stderr
+
+
+def test_review_out_is_the_domains_folder_as_everywhere(tmp_path):
+    """`review --out` was the page's folder: `review airline --out <localized folder>` exited 0
+    with a page of data/domains.  Now the page is of the folder's domain (with the memory it was
+    made with), pages go to --page-dir, and a folder that holds another text is refused."""
+    out, tm, pages = tmp_path / "out", tmp_path / "tm", tmp_path / "pages"
+    tm.mkdir()
+    assert jtau("localize", "airline", "--out", str(out), "--tm", str(tm)).returncode == 0
+    other = jtau("review", "airline", "--out", str(out), "--page-dir", str(pages))
+    assert other.returncode == 1 and not pages.exists()
+    assert other.stderr.splitlines()[0].startswith(f"error: {out / 'airline'}: not what source, maps and memory")
+    assert other.stderr.splitlines()[0].endswith(f"or, to bring it up to date, run: jtau localize airline --out {out}")
+    made = jtau("review", "airline", "--out", str(out), "--tm", str(tm), "--page-dir", str(pages))
+    assert made.returncode == 0, made.stderr
+    page = (pages / "airline.html").read_text()
+    assert "You are Emma Kim." in page and "あなたは金子 恵美です。" not in page  # the folder's (English) text
+    nowhere = jtau("review", "airline", "--out", str(tmp_path / "none"), "--page-dir", str(pages))
+    assert nowhere.returncode == 2
+    assert nowhere.stderr.rstrip().endswith(f"run: jtau localize airline --out {tmp_path / 'none'}")
+
+
+def test_the_changes_page_marks_what_changed_inside_a_text():
+    """A long paragraph whose Japanese changed in one word: the page marks that word (by
+    character: Japanese has no spaces), not the whole paragraph."""
+    from jtau.review import marked
+
+    old = "お客様の予約はエコノミーの航空券で、変更には手数料がかかります。" * 5
+    new = old.replace("エコノミー", "普通席", 1)
+    then, now = marked(old, new)
+    assert then == old.replace("エコノミー", "<del>エコノミー</del>", 1)
+    assert now == new.replace("普通席", "<ins>普通席</ins>", 1)
+    assert marked("予約を変更できます。", "予約の変更ができます。") == \
+        ("予約<del>を変更</del>できます。", "予約<ins>の変更が</ins>できます。")  # a two-character gap joins
+    assert marked("<a & b>", "<a & c>") == ("&lt;a &amp; <del>b</del>&gt;", "&lt;a &amp; <ins>c</ins>&gt;")

@@ -7,12 +7,12 @@ import shutil
 
 import pytest
 
-from conftest import ROOT, UPSTREAM, jtau
+from conftest import NO_UPSTREAM, ROOT, UPSTREAM, jtau
 from jtau.errors import InputError
 from jtau.patches import apply_patches, load_patches
 from jtau.pipeline import localize
 
-needs_upstream = pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/tau2-upstream is not beside this checkout")
+needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason=NO_UPSTREAM)
 
 
 def own_repairs(localization) -> set[str]:

@@ -6,6 +6,8 @@ import copy
 import json
 from html.parser import HTMLParser
 
+import pytest
+
 from conftest import jtau
 from jtau.domain import LocalizedDomain
 from jtau.validate import validate_domain
@@ -32,7 +34,7 @@ class Balance(HTMLParser):
 
 def test_review_page_has_every_task_side_by_side(project, tmp_path):
     out = tmp_path / "review"
-    result = jtau("review", "airline", "--out", str(out))
+    result = jtau("review", "airline", "--page-dir", str(out))
     assert result.returncode == 0, result.stderr
     page = (out / "airline.html").read_text()
     parser = Balance()
@@ -122,3 +124,63 @@ def test_a_reviewer_corrects_a_translation_in_the_memory(tmp_path):
     assert result.returncode == 2
     assert f"airline.jsonl:{index + 1}: {entry['key']}" in result.stderr
     assert "placeholder {PERSON_1} missing" in result.stderr
+
+
+@pytest.fixture(scope="module")
+def banking_plan():
+    """banking_knowledge as source, maps and the committed memory give it (tau2-bench 1.0.1 only)."""
+    from conftest import ROOT, banking_here
+    from jtau.pipeline import Options, localize
+
+    if not banking_here():
+        pytest.skip("tau2-bench 1.0.1's banking_knowledge data not found (TAU2_DATA_DIR)")
+    return localize("banking_knowledge", ROOT, None, None, Options(dry_run=True))
+
+
+def test_banking_review_page_holds_every_document_collapsed(banking_plan):
+    """The knowledge base is most of banking's text (698 documents): each is on the page, in a
+    collapsed section (title in both languages, content line by line), and the db's notes too."""
+    import html
+
+    from jtau.review import review_page
+
+    result = banking_plan
+    page = review_page(result)
+    parser = Balance()
+    parser.feed(page)
+    assert parser.errors == [] and parser.stack == []
+    documents = result.source.documents
+    assert len(documents) == 698 and page.count("<details id=\"doc-") == 698
+    assert {f"doc-{d['id']}" for d in documents.values()} <= parser.ids and "documents" in parser.ids
+    assert "<details open" not in page  # collapsed: the page opens on its summary and tasks
+    name, source = next(iter(documents.items()))
+    english = next(line for line in source["content"].split("\n") if len(line) > 40)
+    japanese = result.domain.documents[name]["content"].split("\n")[source["content"].split("\n").index(english)]
+    assert f"<td>{html.escape(english)}</td><td>{html.escape(japanese)}" in page
+    assert html.escape(result.domain.documents[name]["title"]) in page and "Database text" in page
+
+
+def test_banking_changes_include_documents_and_db_notes(banking_plan):
+    """What changed since a revision covers the documents' lines and the db's notes, not only
+    tasks and prompts."""
+    from conftest import ROOT
+    from jtau.changes import files_on_disk, text_changes
+
+    result = banking_plan
+    old = files_on_disk(ROOT / "data" / "domains" / "banking_knowledge", result.outputs)
+    assert text_changes(result, old) == []  # the committed files are what the memory gives
+    name = next(iter(result.domain.documents))
+    document = json.loads(old[name])
+    lines = document["content"].split("\n")
+    number = next(i for i, line in enumerate(lines, 1) if len(line) > 20)
+    lines[number - 1] = "以前の訳。"
+    document["content"] = "\n".join(lines)
+    old[name] = json.dumps(document, ensure_ascii=False).encode()
+    db = json.loads(old["db.json"])
+    table = next(f.path[0] for f in result.text.fields if f.file == "db.json" and f.path[1:] == ("notes",))
+    db[table]["notes"] = "以前の注記。"
+    old["db.json"] = json.dumps(db, ensure_ascii=False).encode()
+    changes = {change.where: change for change in text_changes(result, old)}
+    assert set(changes) == {f"{name}: content:{number}", f"db.json {table}.notes"}
+    assert changes[f"{name}: content:{number}"].old == "以前の訳。"
+    assert changes[f"db.json {table}.notes"].new == result.domain.db[table]["notes"]

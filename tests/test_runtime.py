@@ -150,7 +150,8 @@ def test_verify_reports_a_corrupted_amount_with_task_and_path(tmp_path):
     assert "action 0 book_reservation: ok on the source, error localized" in checks["24"]["problems"]
     assert not checks["24"]["ok"] and "0/1 tasks commute" in result.stdout
     assert result.stdout.splitlines()[-1] == ("verify airline: not every task commutes (2 failing in airline); "
-                                              "next: jtau verify airline --json FILE (every problem of every task)")
+                                              f"next: jtau verify airline --json FILE --out {out} (every problem of "
+                                              "every task)")  # the folder verified, not data/domains
 
 
 def test_verify_reports_a_corrupted_user_id(tmp_path):

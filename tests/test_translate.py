@@ -257,6 +257,12 @@ def test_no_server_at_the_url_stops_the_run_with_a_clear_error(tmp_path):
         client.translate(jobs(20), lambda e: None)
     assert "cannot connect" in stopped.value.message and "is the endpoint running" in stopped.value.message
     assert time.time() - started < 10
+    for attempts, said in ((1, "(after 1 attempt)"), (2, "(after 2 attempts)")):  # not "1 attempts"
+        one_batch = MTClient(Endpoint("m", f"http://127.0.0.1:{port}/v1", SECRET),
+                             Settings(attempts=attempts, backoff=0.01, timeout=2), sleep=lambda s: None)
+        with pytest.raises(InputError) as stopped:
+            one_batch.translate(jobs(3), lambda e: None)
+        assert stopped.value.message.endswith(said), stopped.value.message
 
 
 def test_ctrl_c_stops_at_once_and_keeps_what_was_answered(project, tmp_path):
@@ -301,7 +307,7 @@ def test_the_change_report_and_review_changed_since_list_exactly_the_affected_fi
         if "basic economy" in english or "round trip" in english or "round-trip" in english or "roundtrip" in english:
             holding.add(f"tasks.json {__import__('jtau.jsonpath', fromlist=['x']).format_path(field.path)}")
     assert f"text fields whose Japanese changed: " in report
-    review = jtau("review", "airline", "--changed-since", "HEAD", "--out", str(tmp_path / "review"), root=project)
+    review = jtau("review", "airline", "--changed-since", "HEAD", "--page-dir", str(tmp_path / "review"), root=project)
     assert review.returncode == 0, review.stderr
     listed = {line.split(": ", 1)[0] for line in review.stdout.splitlines() if line.startswith("tasks.json ")}
     count = int(review.stdout.strip().splitlines()[-1].split(": ")[1].split(" text fields")[0])

@@ -15,6 +15,7 @@ from pathlib import Path
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
 from jtau.listing import clip, first
+from jtau.source.formats import parse
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ def _get(data, path):
 
 
 def text_changes(result, old_files: dict[str, bytes]) -> list[Change]:
-    """Fields (task text) and lines (policies) whose Japanese differs from `old_files`."""
+    """Fields (task text, db notes) and lines (policies, documents) whose Japanese differs from
+    `old_files`."""
     files = result.rules.files
     changes: list[Change] = []
     old_tasks = json.loads(old_files[files.tasks]) if files.tasks in old_files else []
@@ -47,14 +49,40 @@ def text_changes(result, old_files: dict[str, bytes]) -> list[Change]:
         if old != new:
             changes.append(Change(f"{files.tasks} {format_path(field.path)}", _get(result.source.tasks, field.path),
                                   old, new))
+    changes += _db_changes(result, old_files)
     for name, text in result.domain.policies.items():
-        old_lines = old_files[name].decode("utf-8").split("\n") if name in old_files else []
-        english = result.source.policies[name].split("\n")
-        for number, line in enumerate(text.split("\n"), 1):
-            old = old_lines[number - 1] if number <= len(old_lines) else None
-            if line != old and english[number - 1].strip():
-                changes.append(Change(f"{name}:{number}", english[number - 1], old, line))
+        old = old_files[name].decode("utf-8") if name in old_files else None
+        changes += _line_changes(name, result.source.policies[name], old, text)
+    for name, document in result.domain.documents.items():  # the knowledge base: title, content
+        old = json.loads(old_files[name]) if name in old_files else {}
+        for key in result.rules.documents:
+            changes += _line_changes(f"{name}: {key}", result.source.documents[name].get(key) or "",
+                                     old.get(key) if old else None, document.get(key) or "")
     return changes
+
+
+def _line_changes(where: str, english: str, old: str | None, new: str) -> list[Change]:
+    """The lines of a text (`where:N`) whose Japanese differs from the old text's line N."""
+    english_lines = english.split("\n")
+    old_lines = old.split("\n") if old is not None else []
+    return [Change(f"{where}:{number}", english_lines[number - 1], old_lines[number - 1] if number <= len(old_lines)
+                   else None, line)
+            for number, line in enumerate(new.split("\n"), 1)
+            if (number > len(old_lines) or line != old_lines[number - 1])
+            and number <= len(english_lines) and english_lines[number - 1].strip()]
+
+
+def _db_changes(result, old_files: dict[str, bytes]) -> list[Change]:
+    """The db's free-text fields (banking's table notes) whose Japanese differs."""
+    db_files = result.rules.files.db_files
+    fields = [field for field in result.text.fields if field.file in db_files]
+    if not fields or not all(name in old_files for name in db_files):
+        return [Change(f"{f.file} {format_path(f.path)}", _get(result.source.db, f.path), None,
+                       f.container[f.key]) for f in fields]
+    parsed = {name: parse(Path(name), old_files[name]) for name in db_files}
+    old_db = parsed[db_files[0]] if len(db_files) == 1 else {Path(name).stem: data for name, data in parsed.items()}
+    return [Change(f"{f.file} {format_path(f.path)}", _get(result.source.db, f.path), _get(old_db, f.path),
+                   f.container[f.key]) for f in fields if _get(old_db, f.path) != f.container[f.key]]
 
 
 def files_on_disk(folder: Path, names) -> dict[str, bytes]:
@@ -63,9 +91,14 @@ def files_on_disk(folder: Path, names) -> dict[str, bytes]:
 
 def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[str, bytes]:
     """The files of a localized domain as committed at `revision` (git)."""
+    try:
+        base = folder.resolve().relative_to(root.resolve())
+    except ValueError:
+        raise InputError(f"--changed-since {revision!r}: {folder} is not inside {root}, whose git history "
+                         "it would read") from None
     out = {}
     for name in names:
-        relative = (folder / name).resolve().relative_to(root.resolve())
+        relative = base / name
         shown = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{relative.as_posix()}"],
                                capture_output=True)
         if shown.returncode == 0:

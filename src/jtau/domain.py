@@ -27,8 +27,8 @@ class LocalizedDomain:
         names = [*files.db_files, files.tasks, *files.policy_files]
         missing = [str(folder / n) for n in names if not (folder / n).is_file()]
         if missing:
-            raise InputError(f"{folder}: no localized {rules.name} domain here (missing {', '.join(missing)}); "
-                             f"run: jtau localize {rules.name}")
+            raise InputError(f"{folder}: no localized {rules.name} domain here (missing {', '.join(missing)})",
+                             run=("localize", rules.name))
         raw = {n: (folder / n).read_bytes() for n in names}
         copies = {n: (folder / n).read_bytes() for n in [*files.copy_, *files.task_subsets] if (folder / n).is_file()}
         documents = {}

@@ -24,3 +24,9 @@ def joined(items, limit: int, sep: str = ", ") -> str:
     items = [str(item) for item in items]
     shown = sep.join(items[:limit])
     return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`count` and the noun in the number it needs: "1 attempt", "4 attempts", "1 entry" (with
+    `plural` "entries" where an s will not do), thousands separated ("12,697 segments")."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"

@@ -272,7 +272,7 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
         if on_disk != result.tm_bytes:
             stale.append(f"{tm_path}: differs from the memory this run would write")
         if stale:
-            raise CheckFailed(f"{out}: committed output is stale; run: jtau localize {result.rules.name}", stale)
+            raise CheckFailed(f"{out}: committed output is stale", stale, run=("localize", result.rules.name))
         return []
     # All or nothing: the domain folder is staged, the memory replaced, then the folder swapped
     # whole (the old memory comes back if the swap fails); a reader never sees a db and tasks from

@@ -1,14 +1,17 @@
 """`jtau review DOMAIN`: side-by-side review material, one static HTML page per domain.
 
-For the policy (per section) and for every task (per free-text field): the English source
-(with task repairs applied) beside the Japanese output, the entity swaps made in it, the
-memory status of each segment (draft, reviewed, ...), and the QA flags of validation.  A
+For the policy (per section), every task (per free-text field), the db's notes and the
+knowledge base's documents (banking_knowledge: one collapsed section each, line by line): the
+English source (with task repairs applied) beside the Japanese output, the entity swaps made in
+it, the memory status of each segment (draft, reviewed, ...), and the QA flags of validation.  A
 task's repair, if any, is shown with its reason.  Also: memory status counts and the
 structured swaps of the task's tool calls.  No script, no external asset: it opens from disk.
+The page of changes marks what changed inside each text (characters: Japanese has no spaces).
 """
 
 from __future__ import annotations
 
+import difflib
 import html
 import json
 from collections import Counter
@@ -32,6 +35,8 @@ th{background:#f4f4f4;text-align:left} td.f{color:#555;font-size:.9em}
 .draft{background:#ffe9a8} .reviewed{background:#c8f0c8} .machine{background:#d8e4ff} .missing{background:#f8c8c8}
 .reason{background:#f7f7ff;border-left:4px solid #88a;padding:.5em 1em}
 nav{display:flex;flex-wrap:wrap;gap:.2em .6em}
+ins{background:#c8f0c8;text-decoration:none} del{background:#f8c8c8}
+details{margin:.2em 0} summary{cursor:pointer}
 """
 
 
@@ -106,6 +111,41 @@ class Review:
                 f'<table><tr><th class="f">field</th><th>English</th><th>日本語</th></tr>{"".join(rows)}</table>'
                 + (f'<h3>Tool calls: values swapped</h3><div class="swap">{_e(", ".join(actions))}</div>' if actions else ""))
 
+    def db_notes(self) -> str:
+        """The db's free text (banking's table notes, which the agent reads), field by field."""
+        fields = [f for f in self.r.text.fields if f.file in self.r.rules.files.db_files]
+        if not fields:
+            return ""
+        rows = "".join(self.field_row(f"{f.file} {format_path(f.path)}", _get(self.r.source.db, f.path), f)
+                       for f in fields)
+        return (f'<h2 id="db">Database text</h2><table><tr><th class="f">field</th><th>English</th>'
+                f'<th>日本語</th></tr>{rows}</table>')
+
+    def documents(self) -> str:
+        """The knowledge base (banking: 698 documents, most of the domain's text): one collapsed
+        section per document, its title and each content line, English beside Japanese."""
+        if not self.r.source.documents:
+            return ""
+        fields: dict[str, list[Field]] = {}
+        for f in self.r.text.fields:
+            if f.file in self.r.source.documents:
+                fields.setdefault(f.file, []).append(f)
+        parts = []
+        for name, source in self.r.source.documents.items():
+            output = self.r.domain.documents.get(name, {})
+            badges = "".join(self.badges(f) for f in fields.get(name, []))
+            rows = []
+            for number, (en, ja) in enumerate(zip(source.get("content", "").split("\n"),
+                                                  output.get("content", "").split("\n")), 1):
+                if en.strip():
+                    rows.append(f'<tr><td class="f">{number}</td><td>{_e(en)}</td>'
+                                f'<td>{_e(ja)}{self.flags(f"{name}: content:{number}")}</td></tr>')
+            parts.append(f'<details id="doc-{_e(source.get("id", name))}"><summary>{_e(output.get("title", ""))}　/　'
+                         f'{_e(source.get("title", ""))} <span class="swap">{_e(source.get("id", name))}</span>'
+                         f'{badges}</summary>{self.flags(f"{name}: title:1")}<table><tr><th class="f">line</th>'
+                         f'<th>English</th><th>日本語</th></tr>{"".join(rows)}</table></details>')
+        return f'<h2 id="documents">Documents ({len(parts)})</h2>{"".join(parts)}'
+
     def groups(self) -> dict[int, list[str]]:
         """Tasks with the same text are shown once (telecom: 2,285 tasks from a few scenarios):
         first task index -> ids of the others."""
@@ -161,13 +201,14 @@ class Review:
                    + f". Task repairs: {len(r.repairs.report.applied)}. Validation errors: {len(r.report.errors)}, "
                    f"QA warnings: {len(r.report.warnings)}.</p>")
         groups = self.groups()
-        nav = "<nav><a href='#policy'>policy</a>" + "".join(
+        nav = "<nav><a href='#policy'>policy</a>" + ("<a href='#documents'>documents</a>" if r.source.documents
+                                                      else "") + "".join(
             f"<a href='#task-{_e(r.source.tasks[i]['id'])}'>{_e(r.source.tasks[i]['id'])}</a>" for i in groups) + "</nav>"
         tasks = "".join(self.task(i, r.source.tasks[i], r.domain.tasks[i]) + self.same_text(others)
                         for i, others in groups.items())
         return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau review: {_e(r.rules.name)}"
                 f"</title><style>{STYLE}</style></head><body><h1>J-tau review: {_e(r.rules.name)}</h1>{summary}{nav}"
-                f"{self.policy()}{tasks}</body></html>\n")
+                f"{self.policy()}{self.db_notes()}{tasks}{self.documents()}</body></html>\n")
 
 
 def _get(data, path):
@@ -180,10 +221,40 @@ def review_page(result: Localization) -> str:
     return Review(result).page()
 
 
+def marked(old: str, new: str) -> tuple[str, str]:
+    """`old` and `new` as HTML with what changed marked: <del> in the old, <ins> in the new.
+    Compared by character (Japanese has no spaces between words); an unchanged run of one or
+    two characters between two changes joins them, so a rewritten phrase reads as one change."""
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    merged: list[list] = []
+    for index, (tag, i1, i2, j1, j2) in enumerate(opcodes):
+        short_gap = tag == "equal" and i2 - i1 <= 2 and index + 1 < len(opcodes)  # a change follows
+        if merged and merged[-1][0] != "equal" and (tag != "equal" or short_gap):
+            merged[-1][0], merged[-1][2], merged[-1][4] = "replace", i2, j2
+        else:
+            merged.append([tag, i1, i2, j1, j2])
+    old_html, new_html = [], []
+    for tag, i1, i2, j1, j2 in merged:
+        if tag == "equal":
+            old_html.append(_e(old[i1:i2]))
+            new_html.append(_e(new[j1:j2]))
+            continue
+        if i2 > i1:
+            old_html.append(f"<del>{_e(old[i1:i2])}</del>")
+        if j2 > j1:
+            new_html.append(f"<ins>{_e(new[j1:j2])}</ins>")
+    return "".join(old_html), "".join(new_html)
+
+
 def changes_page(result: Localization, changes, revision: str) -> str:
-    """Only what changed since `revision`: English, the Japanese then, the Japanese now."""
-    rows = "".join(f'<tr><td class="f">{_e(c.where)}</td><td>{_e(c.english or "")}</td>'
-                   f'<td>{_e(c.old if c.old is not None else "(new)")}</td><td>{_e(c.new)}</td></tr>' for c in changes)
+    """Only what changed since `revision`: English, the Japanese then, the Japanese now, with
+    what changed inside each text marked."""
+    rows = []
+    for c in changes:
+        old, new = marked(c.old, c.new) if c.old is not None else ("(new)", _e(c.new))
+        rows.append(f'<tr><td class="f">{_e(c.where)}</td><td>{_e(c.english or "")}</td><td>{old}</td>'
+                    f'<td>{new}</td></tr>')
+    rows = "".join(rows)
     name = _e(result.rules.name)
     return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau {name}: changes since "
             f"{_e(revision)}</title><style>{STYLE}</style></head><body><h1>J-tau {name}: {len(changes)} text fields "

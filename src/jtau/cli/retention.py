@@ -134,7 +134,7 @@ def analysed(traces, source: str = "en", target: str | None = None, pairs=None, 
         raise InputError(f"no language pair with traces on both sides (source {source!r}) in the given files")
     warnings = [f"{cell_name(cell)}: {warning}" for cell in cells for warning in cell["warnings"]]
     for line in first(warnings, 5, "all in --json, key warnings"):
-        err_console.print(Text(f"warning: {line}"), soft_wrap=True, highlight=False)
+        err_console.print(Text(f"warning: {line}"), soft_wrap=True)
     decomposition = []
     if details:
         from jtau.retention.decompose import decompose

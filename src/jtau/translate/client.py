@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from jtau.errors import InputError
-from jtau.listing import clip
+from jtau.listing import clip, counted
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
 from jtau.translate.tm import Entry
@@ -166,7 +166,7 @@ class MTClient:
             except Transient as exc:
                 self._count_failure(exc)
                 if exc.unreachable and attempt + 1 == self.settings.attempts:
-                    raise InputError(f"{exc}: is the endpoint running? (after {attempt + 1} attempts)") from None
+                    raise InputError(f"{exc}: is the endpoint running? (after {counted(attempt + 1, 'attempt')})") from None
                 for key in pending:
                     reasons[key].append(str(exc))
                 if attempt + 1 < self.settings.attempts:
@@ -194,8 +194,8 @@ class MTClient:
                 self._stopped = True
         if dead:
             hint = ": is the endpoint running?" if exc.unreachable else ""
-            raise InputError(f"the endpoint failed {self.settings.breaker} requests in a row (last: {exc}{hint}); "
-                             f"stopped after {self.requests} requests. Translations received so far are kept "
+            raise InputError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row (last: {exc}{hint}); "
+                             f"stopped after {counted(self.requests, 'request')}. Translations received so far are kept "
                              "in the journal; run again when the endpoint works") from None
 
     def _request(self, jobs: list[Job]) -> dict[str, str]:

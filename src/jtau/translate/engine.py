@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary
-from jtau.listing import clip, first
+from jtau.listing import clip, counted, first
 from jtau.text.template import PLACEHOLDER, Template
 from jtau.translate import check
 from jtau.translate.client import Job, MTClient, batches
@@ -103,8 +103,9 @@ class Translator:
             return stats
         if self.offline:
             listed = first(f"{job.key} ({job.kind}): {job.source}" for job in jobs)
-            raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments; "
-                              f"`jtau tm export {self.tm.domain} -o FILE` lists them all for translators", listed)
+            raise CheckFailed(f"--offline: the translation memory lacks {counted(len(jobs), 'segment')}", listed,
+                              run=("tm", "export", self.tm.domain, "-o", "FILE"),
+                              run_label="to list them all for translators, run")
         self.pending = jobs
         if self.dry_run or self.client is None:
             stats.untranslated = len(jobs)
@@ -121,7 +122,7 @@ class Translator:
             if entry is not None and job.key not in {f.job.key for f in failures}:
                 self.targets[job.key] = entry.target
         if failures:
-            raise CheckFailed(f"{len(failures)} segments got no valid translation; the others are saved in "
+            raise CheckFailed(f"{counted(len(failures), 'segment')} got no valid translation; the others are saved in "
                               f"the translation memory, run again to retry", first(failures))
         return stats
 

@@ -117,8 +117,29 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
             left_out += 1
             continue
         selected.append((jobs[key], entry, state, previous))
-    if not selected:
-        return Exported(0, left_out, statuses)
+    if selected:
+        _write(selected, info, path, fmt, domain)
+    return Exported(len(selected), left_out, statuses)
+
+
+def export_memory(tm: TranslationMemory, path: Path, status: str, fmt: str | None = None,
+                  domain: str = "") -> Exported:
+    """Without the source: write the memory's entries of `status` (draft, reviewed, machine, or
+    all; stale entries are left out) as they are recorded, with the glossary hints they were
+    made with.  Where a segment occurs, what its placeholders render and which segments the
+    memory lacks are known only from the source: the units go without them."""
+    fmt = format_of(path, fmt)
+    statuses = Counter(entry.status for entry in tm.entries.values() if entry.status != "stale")
+    selected = [(Job(entry.key, entry.kind, entry.source, entry.hints), entry, entry.status, None)
+                for entry in tm.entries.values() if entry.status != "stale" and status in ("all", entry.status)]
+    if selected:
+        info = {job.key: {"where": [], "refs": [], "placeholders": {}} for job, *_ in selected}
+        _write(selected, info, path, fmt, domain)
+    return Exported(len(selected), 0, statuses)
+
+
+def _write(selected: list[tuple], info: dict[str, dict], path: Path, fmt: str, domain: str) -> None:
+    """Write the selected (job, entry, state, previous) units in `fmt`."""
     if fmt == "jsonl":
         data = "".join(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
                                    "placeholders": {name: f"{surface} -> {rendering}" for name, (surface, rendering)
@@ -137,7 +158,6 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
     from jtau.write import atomic_write
 
     atomic_write(path, data)
-    return Exported(len(selected), left_out, statuses)
 
 
 def read_translations(path: Path, fmt: str | None = None) -> list[Unit]:
