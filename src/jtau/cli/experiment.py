@@ -10,6 +10,7 @@ import typer
 
 from jtau.cli.common import app, done, fail, progress_bar, say_error, whole
 from jtau.errors import CheckFailed, InputError, JtauError
+from jtau.listing import counted
 
 experiment_app = typer.Typer(help="Run an agent on English and J-tau, and report whether it did the same thing.",
                              no_args_is_help=True)
@@ -209,8 +210,7 @@ def calibrate_command(
         problems = result.problems + [f"scripted server: {e}" for e in result.server_errors]
         if problems:
             raise CheckFailed(f"calibration: {len(problems)} numbers are not a perfect agent's", problems)
-        cells = len(result.results)
-        done(f"calibration: {cells} cell{'s' * (cells != 1)}, reward 1.000 and retention 1.000 at both levels, "
+        done(f"calibration: {counted(len(result.results), 'cell')}, reward 1.000 and retention 1.000 at both levels, "
              "no failure", "jtau experiment run --out DIR --domains ... --agent-llm MODEL --user-llm MODEL")
     except KeyboardInterrupt:
         say_error("interrupted: calibration stopped")

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.errors import InputError
-from jtau.listing import joined
+from jtau.listing import counted, joined
 
 
 def _f(value, digits: int = 3) -> str:
@@ -49,7 +49,7 @@ def reward_line(cell: dict) -> Text:
         passes = " ".join(f"pass^{k} {_f(v)}" for k, v in r["pass_hat_k"].items())
         parts.append(f"{label} {_f(r['mean'])} ({r['simulations']} sims{', ' + passes if passes else ''})")
     differs = cell["reward_differs"]
-    return Text(f"reward  {'   '.join(parts)}   differs on {len(differs)} task{'s' * (len(differs) != 1)}"
+    return Text(f"reward  {'   '.join(parts)}   differs on {counted(len(differs), 'task')}"
                 + (f" ({joined(differs, 8)})" if differs else ""))
 
 
@@ -91,7 +91,7 @@ def parted_line(cell: dict, limit: int = 5) -> Text | None:
         step = lambda route: route[index] if index < len(route) else "(end)"  # noqa: E731
         shown.append(f"task {t['task_id']} at step {index + 1}: {step(a)} vs {step(b)}")
     more = f"; and {len(parted) - limit} more (--json, the Markdown report)" if len(parted) > limit else ""
-    return Text(f"routes part in {len(parted)} task{'s' * (len(parted) != 1)}: " + "; ".join(shown) + more)
+    return Text(f"routes part in {counted(len(parted), 'task')}: " + "; ".join(shown) + more)
 
 
 def blocks(results: list[dict]) -> Group:
@@ -151,7 +151,7 @@ def summary_table(summary: dict) -> Group:
                      str(r["intervals_excluding_zero"]))
     lines = [rows]
     for temperature, m in summary["across_models"]["per_temperature"].items():
-        lines.append(Text(f"T={temperature}: {m['models']} models, band of matched retention {_f(m['band'])}, "
+        lines.append(Text(f"T={temperature}: {counted(m['models'], 'model')}, band of matched retention {_f(m['band'])}, "
                           f"variance explained by model {_f(m['variance_explained_by_model'])}"))
     for pair, rho in summary["across_models"]["rank_correlation_of_corrected_gaps"].items():
         lines.append(Text(f"rank correlation of models' corrected gaps, T {pair}: {_f(rho)}"))
