@@ -43,6 +43,8 @@ from jtau.retrieval import embeddings, pipelines
 
 __all__ = ["JaPipelineSpec", "ja_variant", "build_ja_tools", "variant_names"]
 
+JTAU_DOMAIN = embeddings.DOMAIN  # banking_knowledge_ja: whose documents are embedded by default
+
 
 @dataclass
 class JaPipelineSpec(upstream.PipelineSpec):
@@ -51,7 +53,7 @@ class JaPipelineSpec(upstream.PipelineSpec):
     endpoint_model: Optional[str] = None  # dense: the model as the embeddings endpoint names it
     query_instruction: Optional[str] = None  # dense: prefixed to queries (Qwen), as tau2 does
     embeddings: Optional[Path] = None  # dense: the embeddings file; None -> embeddings.default_file
-    domain: str = embeddings.DOMAIN  # dense: the J-tau domain (arm) whose documents are embedded
+    domain: str = JTAU_DOMAIN  # dense: the J-tau domain (arm) whose documents are embedded
 
 
 def variant_names() -> list[str]:
@@ -60,7 +62,7 @@ def variant_names() -> list[str]:
 
 
 def ja_variant(name: str, *, embeddings_file: Path | None = None, language: str = "ja",
-               domain: str = embeddings.DOMAIN, **overrides) -> upstream.RetrievalVariant:
+               domain: str = JTAU_DOMAIN, **overrides) -> upstream.RetrievalVariant:
     """tau2's variant `name` (with tau2's overrides) with J-tau's KB-search pipelines: Japanese
     BM25, or tau2's BM25 where the documents' `language` is English; dense search over the
     embeddings of `domain`'s documents.
@@ -76,7 +78,7 @@ def ja_variant(name: str, *, embeddings_file: Path | None = None, language: str 
 
 
 def ja_spec(spec: upstream.PipelineSpec, embeddings_file: Path | None = None, language: str = "ja",
-            domain: str = embeddings.DOMAIN) -> JaPipelineSpec:
+            domain: str = JTAU_DOMAIN) -> JaPipelineSpec:
     common = dict(embedder_type=spec.embedder_type, embedder_model=spec.embedder_model, top_k=spec.top_k,
                   reranker=spec.reranker, reranker_min_score=spec.reranker_min_score, domain=domain)
     if spec.type == "bm25":
