@@ -36,7 +36,7 @@ from tau2.domains.airline.tools import AirlineTools
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JaDomain, JaEnvironment, descriptions, environment_class, overlay_class, \
+from jtau.runtime.overlay import JaDomain, JaEnvironment, arm_descriptions, environment_class, overlay_class, \
     whole_yen_calculate
 
 DOMAIN = "airline_ja"
@@ -150,11 +150,16 @@ def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) ->
     if arm.localizes_entities:
         overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, list_all_airports)}
         overrides["calculate"] = whole_yen_calculate
-    if not arm.japanese_text:
-        return overlay_class(AirlineTools, "JTauAirlineTools", overrides, {"tools": {}})
-    texts = descriptions("airline")
-    models = described_models(texts.get("models", {}))
-    return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts,
+    texts, document = arm_descriptions("airline", arm, maps)
+    described = texts.get("models", {})
+    if document:  # English argument models in J-tau's notation ("Payment amount in yen")
+        described = {model.__name__: {name: document(info.description) for name, info in model.model_fields.items()
+                                      if info.description and document(info.description) != info.description}
+                     for model in (FlightInfo, Passenger, Payment)}
+    if not any(described.values()):
+        return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts, document=document)
+    models = described_models(described)
+    return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts, document=document,
                          signature=lambda original: localized_signature(original, models))
 
 

@@ -36,7 +36,7 @@ from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
 from jtau.runtime.compat import adapt_task
-from jtau.runtime.overlay import JaEnvironment, descriptions, environment_class, overlay_class
+from jtau.runtime.overlay import JaEnvironment, arm_descriptions, descriptions, environment_class, overlay_class
 
 DOMAIN = "banking_knowledge_ja"
 COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
@@ -95,6 +95,21 @@ def japanese_tools(base: type) -> type:
     return overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True)
 
 
+_ARM_TOOLS: dict[tuple, type] = {}
+
+
+def arm_tools(base: type, arm: Arm, maps: EntityMaps) -> type:
+    """`base` described for an arm (jtau.arms): J-tau's Japanese (japanese_tools), the same in the
+    source's notation (`ja-text`), tau2's English in J-tau's (`ja-entities`)."""
+    if arm.name == JTAU_ARM:
+        return japanese_tools(base)
+    key = (base, arm.name)
+    if key not in _ARM_TOOLS:
+        texts, document = arm_descriptions("banking_knowledge", arm, maps)
+        _ARM_TOOLS[key] = overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True, document=document)
+    return _ARM_TOOLS[key]
+
+
 class BankingJa:
     """The J-tau banking domain (an arm of it, default `ja`) for tau2's registry and for `jtau verify`."""
 
@@ -103,7 +118,7 @@ class BankingJa:
     def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
         self.arm = arm or ARMS[JTAU_ARM]
         self.name, self.folder = f"banking_knowledge_{self.arm.name}", folder
-        self.boundary = Boundary(maps, rules, self.arm)
+        self.boundary, self.maps = Boundary(maps, rules, self.arm), maps
         self.environment = environment_class(BankingEnvironment, self.arm.japanese_text)
         self._kb: KnowledgeBase | None = None
 
@@ -130,9 +145,9 @@ class BankingJa:
                              domain=self.name, **(retrieval_kwargs or {}))
         tools = build_ja_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
         user_tools = KnowledgeUserTools(db)
-        if japanese:
-            tools.__class__ = japanese_tools(type(tools))  # the same toolkit, described in Japanese
-            user_tools.__class__ = japanese_tools(KnowledgeUserTools)
+        if japanese or self.arm.localizes_entities:  # the same toolkit, described for the arm
+            tools.__class__ = arm_tools(type(tools), self.arm, self.maps)
+            user_tools.__class__ = arm_tools(KnowledgeUserTools, self.arm, self.maps)
         env = self.environment(domain_name=self.name, policy=self.policy(variant, task), tools=tools,
                                user_tools=user_tools)
         env.boundary = self.boundary

@@ -58,6 +58,18 @@ def descriptions(domain: str) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+def arm_descriptions(domain: str, arm, maps) -> tuple[dict, object]:
+    """(the descriptions table, a function of tau2's English docstrings or None) of an arm
+    (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
+    English in J-tau's notation (`ja-entities`: runtime/notation.py); tau2's own (`en`)."""
+    from jtau.runtime.notation import Notation
+
+    if arm.japanese_text:
+        texts = descriptions(domain)
+        return (texts if arm.localizes_entities else Notation(maps).table_in_source(texts)), None
+    return {"tools": {}}, (Notation(maps).english_in_jtau if arm.localizes_entities else None)
+
+
 def whole_yen_calculate(self, expression):
     """tau2's `calculate` rounds to cents; yen have no minor unit."""
     if not all(char in "0123456789+-*/(). " for char in expression):
@@ -67,11 +79,12 @@ def whole_yen_calculate(self, expression):
 
 
 def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None,
-                  keep_types: bool = False) -> type:
+                  keep_types: bool = False, document=None) -> type:
     """`base` (a tau2 toolkit) with `overrides` (tool name -> function) and the Japanese
     docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
     (for argument models with Japanese field descriptions); `keep_types` writes each argument's
-    English `(type)` into the Japanese docstring."""
+    English `(type)` into the Japanese docstring; `document(docstring)` rewrites the English
+    docstring of a tool `texts` does not describe (an English arm's notation, arm_descriptions)."""
     attrs = {}
     for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
@@ -83,7 +96,8 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
         functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
         tool.__signature__ = signature(original) if signature else inspect.signature(original)
         types = arg_types(original.__doc__) if keep_types else None
-        tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else original.__doc__
+        tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else \
+            document(original.__doc__) if document else original.__doc__
         setattr(tool, TOOL_ATTR, True)
         setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
         attrs[tool_name] = tool

@@ -22,7 +22,7 @@ from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.runtime.compat import retail_tools
-from jtau.runtime.overlay import JaDomain, JaEnvironment, descriptions, environment_class, overlay_class, \
+from jtau.runtime.overlay import JaDomain, JaEnvironment, arm_descriptions, environment_class, overlay_class, \
     whole_yen_calculate
 
 DOMAIN = "retail_ja"
@@ -37,11 +37,10 @@ def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) ->
     """tau2's RetailTools with the overlay, for an arm (default `ja`)."""
     arm = arm or ARMS[JTAU_ARM]
     overrides = {"calculate": whole_yen_calculate} if arm.localizes_entities else {}
-    texts = {"tools": {}}
     if arm.japanese_text:  # the catalog's names are Japanese: listed as characters, not escapes
         overrides["list_all_product_types"] = list_all_product_types
-        texts = descriptions("retail")
-    return overlay_class(retail_tools(RetailTools), "JTauRetailTools", overrides, texts)
+    texts, document = arm_descriptions("retail", arm, maps)
+    return overlay_class(retail_tools(RetailTools), "JTauRetailTools", overrides, texts, document=document)
 
 
 def retail_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> JaDomain:

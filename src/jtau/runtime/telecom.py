@@ -31,7 +31,7 @@ from tau2.domains.telecom.user_tools import TelecomUserTools
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JapaneseJson, LocalizedTasks, descriptions, environment_class, overlay_class
+from jtau.runtime.overlay import JapaneseJson, LocalizedTasks, arm_descriptions, environment_class, overlay_class
 from jtau.swap.money import yen_in
 
 DOMAIN = "telecom_ja"
@@ -95,8 +95,8 @@ def tools_classes(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) 
     overrides = {}
     if arm.japanese_text or arm.localizes_entities:
         overrides = {"suspend_line": suspend_line, "refuel_data": refuel_data}
-    agent = overlay_class(TelecomTools, "JTauTelecomTools", overrides,
-                          descriptions("telecom") if arm.japanese_text else {"tools": {}})
+    texts, document = arm_descriptions("telecom", arm, maps)
+    agent = overlay_class(TelecomTools, "JTauTelecomTools", overrides, texts, document=document)
     if arm.japanese_text:
         agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
 
@@ -118,8 +118,8 @@ def tools_classes(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) 
 
     phone = {"check_payment_request": check_payment_request, "make_payment": make_payment} \
         if arm.localizes_entities else {}
-    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", phone,
-                         descriptions("telecom_user") if arm.japanese_text else {"tools": {}})
+    texts, document = arm_descriptions("telecom_user", arm, maps)
+    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", phone, texts, document=document)
     return agent, user
 
 
