@@ -29,7 +29,7 @@ from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.runtime.messages import table
+from jtau.runtime.messages import table, table_in
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
 
@@ -59,7 +59,12 @@ class Boundary:
     def __init__(self, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
         self.rules, self.loc = rules, Localizer.for_rules(maps, rules, arm)
         self.arm = self.loc.arm
-        self.messages = banking_messages()
+        if self.arm.localizes_entities:
+            self.messages = banking_messages()
+        else:  # Japanese messages in the source's notation (`ja-text`: $25, MM/DD/YYYY, EST)
+            from jtau.runtime.notation import Notation
+
+            self.messages = table_in("banking_knowledge_messages", Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
         self.suffix = maps.locale.currency.suffix

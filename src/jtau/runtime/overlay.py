@@ -14,6 +14,7 @@ import functools
 import inspect
 import json
 import re
+from types import FunctionType
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -88,8 +89,11 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
     attrs = {}
     for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
-        if tool_name in overrides:
-            tool = overrides[tool_name]
+        if tool_name in overrides:  # a copy: one function may serve several arms' classes
+            shared = overrides[tool_name]
+            tool = FunctionType(shared.__code__, shared.__globals__, shared.__name__, shared.__defaults__,
+                                shared.__closure__)
+            tool.__kwdefaults__ = shared.__kwdefaults__
         else:
             def tool(self, *args, __original=original, **kwargs):
                 return __original(self, *args, **kwargs)
