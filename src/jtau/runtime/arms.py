@@ -159,6 +159,16 @@ def register_arms(registry, root: Path | None = None) -> list[str]:
     return names
 
 
+def source_of(name: str) -> tuple[str, Arm] | None:
+    """(tau2 source domain, arm) of an arm's tau2 name (`telecom-workflow_ja-text` -> telecom,
+    ja-text), without registering anything; None for a name that is no arm."""
+    base, arm = split_domain(name)
+    for source, variants in VARIANTS.items():
+        if arm and base in {b for b, _, _ in variants}:
+            return source, arm
+    return None
+
+
 def tasks_of(name: str) -> list[dict]:
     """The tasks (dicts, as the arm's folder holds them) of the registered arm `name`
     (`airline_ja`, `telecom-workflow_ja-text` ...): every task of its domain."""

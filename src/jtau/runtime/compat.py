@@ -71,10 +71,11 @@ def own_reward_basis(domain: str) -> dict[str, list[str] | None]:
     import json
 
     folder = require_tau2_data() / "tau2" / "domains" / domain
-    if (folder / "tasks.json").is_file():
+    if (folder / "tasks").is_dir():  # one task a file, as tau2 loads 1.0.1's banking_knowledge (its
+        # tasks.json beside them is an older copy: task_102 states DB alone there)
+        tasks = [json.loads(path.read_bytes()) for path in sorted((folder / "tasks").glob("task_*.json"))]
+    else:
         tasks = json.loads((folder / "tasks.json").read_bytes())
-    else:  # one task a file (1.0.1's banking_knowledge)
-        tasks = [json.loads(path.read_bytes()) for path in sorted((folder / "tasks").glob("*.json"))]
     return {str(t["id"]): (t.get("evaluation_criteria") or {}).get("reward_basis") for t in tasks}
 
 
