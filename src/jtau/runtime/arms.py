@@ -59,8 +59,12 @@ class ArmDomain:
 
     def folder(self) -> Path:
         from jtau.arm_folders import arm_folder
+        from jtau.errors import InputError
 
-        return arm_folder(self.source, self.arm.name, self.root)
+        folder = arm_folder(self.source, self.arm.name, self.root)
+        if not (folder / "manifest.json").is_file():  # J-tau's own folder, not written yet
+            raise InputError(f"{folder}: no J-tau {self.source} here: run jtau localize {self.source}")
+        return folder
 
     def made(self):
         """The domain object (its `registrations()` as tau2's registry takes them), made once."""
