@@ -5,7 +5,10 @@ first and then tau2's command line takes over with the remaining arguments:
 
     jtau tau2 run --domain airline_ja --user user_simulator_ja --agent-llm gpt-4.1 --user-llm gpt-4.1
 
-`user_simulator_ja` is tau2's user simulator with Japanese global guidelines (runtime/user.py).
+Every arm of every J-tau domain is registered (`airline_ja`, `airline_ja-text`, `telecom_en` ...:
+runtime/arms.py, docs/ARMS.md), built on first use.  `user_simulator_ja` is tau2's user simulator
+with Japanese global guidelines, `user_simulator_ja-en-prompt` the English-prompted Japanese
+customer (runtime/user.py).
 
 jtau's own options, taken out before tau2 sees the rest: `--nl-assertions-llm MODEL` and
 `--nl-assertions-llm-args JSON`, the judge of tau2 1.0.1's NL assertions (retail's reward).
