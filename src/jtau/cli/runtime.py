@@ -86,7 +86,8 @@ def verify(
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
         if failing:
             done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
-                 f"jtau verify {domain}{''.join(f' --arm {a}' for a in chosen)} --json FILE (every problem of every task)")
+                 f"jtau verify {domain}{''.join(f' --arm {a}' for a in chosen if chosen != [JTAU_ARM])} --json FILE "
+                 "(every problem of every task)")
             raise typer.Exit(1)
         from jtau.runtime.domains import RUNTIME
 
