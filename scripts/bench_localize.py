@@ -9,9 +9,12 @@ once banking_knowledge is among the domains):
 - whole process, `jtau localize all --offline --check` (imports, all domains) paired with a
   Python process that loads and dumps the same files with the standard library: median of
   --repeat pairs, and the peak memory of the jtau process;
-- `jtau --help`, median of --repeat runs.
+- `jtau --help`, median of --repeat runs;
+- arms (issue 29: generating an arm costs no more than localizing its domain): building each arm
+  of each domain into a folder (jtau.arm_folders.build: the pipeline for the arm, then the write)
+  against localizing the domain and writing it, best of --repeat runs each.
 
-    python scripts/bench_localize.py [DOMAIN ...] [--repeat N]
+    python scripts/bench_localize.py [DOMAIN ...] [--repeat N] [--arms-only]
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from pathlib import Path
 import tomli_w
 
 from jtau import DOMAINS as ALL_DOMAINS
+from jtau.arm_folders import build
+from jtau.arms import ARMS, JTAU_ARM
 from jtau.pipeline import finish, localize
 from jtau.project import project_root
 from jtau.rules import load_rules
@@ -133,6 +138,22 @@ def whole_process(repeat: int) -> None:
           f"peak memory {peak:.2f} GiB (largest process), target 1 GiB -> {'met' if peak < 1 else 'missed'}")
 
 
+def arms(domains: list[str], repeat: int) -> None:
+    root = project_root()
+    others = [arm for arm in ARMS if arm != JTAU_ARM]
+    print(f"arms, built into a folder vs localize + write (best of {repeat})   localize   "
+          + "   ".join(f"{arm:>11}" for arm in others) + "   target <= 1.0x")
+    with tempfile.TemporaryDirectory() as tmp:
+        for domain in domains:
+            base = best(lambda: finish(localize(domain, root), Path(tmp) / "ja" / domain, check=False), repeat)
+            times = {arm: best(lambda: build(domain, arm, root, None, Path(tmp) / arm / domain), repeat)
+                     for arm in others}
+            worst = max(times.values()) / base
+            print(f"  {domain:17}                                      {base:6.3f} s  "
+                  + "   ".join(f"{times[a]:6.3f} s {times[a] / base:3.1f}x" for a in others)
+                  + f"   {'met' if worst <= 1.0 else 'missed'}")
+
+
 def help_time(repeat: int) -> None:
     times = []
     for _ in range(repeat):
@@ -147,14 +168,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("domains", nargs="*", default=list(DOMAINS), metavar="DOMAIN")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--arms-only", action="store_true", help="Measure the arms only.")
     args = parser.parse_args()
     if skipped := set(ALL_DOMAINS) - set(DOMAINS):
         print(f"left out (no source here): {', '.join(sorted(skipped))}")
     if unknown := set(args.domains) - set(DOMAINS):
         parser.error(f"unknown domain {', '.join(sorted(unknown))}; choose from {', '.join(DOMAINS)}")
+    if args.arms_only:
+        arms(args.domains, args.repeat)
+        return
     in_process(args.domains, args.repeat)
     whole_process(args.repeat)
     help_time(args.repeat)
+    arms(args.domains, args.repeat)
 
 
 if __name__ == "__main__":

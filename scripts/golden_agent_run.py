@@ -3,10 +3,11 @@ actions as tool calls, through tau2's own orchestrator, user simulator and evalu
 
     .venv/bin/python scripts/golden_agent_run.py                      # airline_ja and airline
     .venv/bin/python scripts/golden_agent_run.py --domain airline_ja --task-ids 0 1 2
+    .venv/bin/python scripts/golden_agent_run.py --domain telecom_ja-text --user user_simulator_ja-en-prompt
 
 A chat-completions server on 127.0.0.1 plays both model roles (no model is involved):
 - the simulated user (`user_simulator_ja` for a J-tau domain, tau2's `user_simulator` for
-  tau2's own): its first turn names its task ("[task 7] ..."), found from the scenario tau2
+  tau2's own): its first turn names its task ("<<task 7>> ..."), found from the scenario tau2
   put in its system prompt; it makes the customer's own golden calls when they come next
   (banking_knowledge), and ends with ###STOP### when no call is left;
 - the agent: the task's golden actions, one tool call a turn, in the task's order (the turn goes
@@ -34,15 +35,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MARK = re.compile(r"\[task ([^\]]+)\]")
+MARK = re.compile(r"<<task (.+?)>>")  # telecom's ids hold brackets: [mms_issue]...
 STOP = "###STOP###"
 
 
 def tasks_of(domain: str) -> list[dict]:
-    """The tasks tau2 will run for `domain`: J-tau's localized file, or tau2's source with
-    jtau's repairs (what the tau2 registry of the installed version loads for tau2's own)."""
-    if domain.endswith("_ja"):
-        return json.loads((ROOT / "data" / "domains" / domain[:-3] / "tasks.json").read_text("utf-8"))
+    """The tasks tau2 will run for `domain`: a J-tau arm's folder (`airline_ja`: the committed
+    localized file; the other arms: built into the cache), or tau2's own (what the tau2 registry
+    of the installed version loads)."""
+    from jtau.runtime.arms import source_of
+
+    found = source_of(domain)
+    if found:
+        from jtau.arm_folders import arm_folder
+
+        return json.loads((arm_folder(found[0], found[1].name, ROOT) / "tasks.json").read_text("utf-8"))
     from tau2.registry import registry
 
     return [task.model_dump(mode="json") for task in registry.get_tasks_loader(domain)(None)]
@@ -51,8 +58,10 @@ def tasks_of(domain: str) -> list[dict]:
 class GoldenServer:
     """The scripted agent and user, on a free port of 127.0.0.1."""
 
-    def __init__(self, tasks: dict[str, list[dict]]):
+    def __init__(self, tasks: dict[str, list[dict]], scenarios: dict[str, list[dict]] | None = None):
         self.tasks = {domain: {str(t["id"]): t for t in items} for domain, items in tasks.items()}
+        # the tasks whose scenarios the customer reads (the English twin's, for the English-prompted one)
+        self.scenarios = {domain: {str(t["id"]): t for t in items} for domain, items in (scenarios or {}).items()}
         self.errors: list[str] = []
         self.judged: list[list[dict]] = []  # what the NL-assertion judge was sent
         self.done: dict[tuple[str, str], int] = {}  # golden calls made, by (domain, task): one order for both roles
@@ -108,7 +117,8 @@ class GoldenServer:
                 yield "".join(str(instructions.get(key) or "").split())
 
         prompt = "".join(prompt.split())  # tau2 indents the scenario's lines
-        found = [t for t in self.tasks[domain].values() if all(text in prompt for text in texts(t))]
+        tasks = self.scenarios.get(domain) or self.tasks[domain]
+        found = [t for t in tasks.values() if all(text in prompt for text in texts(t))]
         if not found:
             raise ValueError(f"no {domain} task matches the user simulator's scenario")
         return max(found, key=lambda t: sum(map(len, texts(t))))
@@ -118,7 +128,7 @@ class GoldenServer:
         are next, hand the turn back while the agent has calls left, then stop."""
         if not any(m["role"] == "assistant" for m in messages[1:]):
             task = self.find_task(domain, messages[0]["content"])
-            return {"role": "assistant", "content": f"[task {task['id']}] よろしくお願いします。 Hello."}
+            return {"role": "assistant", "content": f"<<task {task['id']}>> よろしくお願いします。 Hello."}
         task_id = next(m[1] for m in (MARK.search(x.get("content") or "") for x in messages) if m)
         action = self.next_action(domain, task_id)
         if action is not None and action.get("requestor") == "user":
@@ -163,13 +173,30 @@ class GoldenServer:
         return {"role": "assistant", "content": json.dumps({"results": results}, ensure_ascii=False)}
 
 
+def default_user(domain: str) -> str:
+    """The customer a domain runs with by default: the Japanese one where the text is Japanese."""
+    from jtau.runtime.arms import source_of
+
+    found = source_of(domain)
+    return "user_simulator_ja" if found and found[1].japanese_text else "user_simulator"
+
+
+def twin_tasks(domain: str) -> list[dict]:
+    """The tasks whose instructions the English-prompted customer of `domain` reads."""
+    from jtau.arms import arm_domain, english_twin
+    from jtau.runtime.arms import source_of
+
+    source, arm = source_of(domain)
+    return tasks_of(arm_domain(source, english_twin(arm).name))
+
+
 def run(domain: str, server: GoldenServer, save_dir: Path, task_ids: list[str] | None, jobs: int,
-        judge: str | None = None, retrieval: str | None = None) -> dict[str, float]:
+        judge: str | None = None, retrieval: str | None = None, user: str | None = None) -> dict[str, float]:
     """One `jtau tau2 run` of `domain`; task id -> reward."""
     from jtau.runtime.compat import results_file
 
     args = {"api_base": server.url, "api_key": "golden", "temperature": 0.0}
-    user = "user_simulator_ja" if domain.endswith("_ja") else "user_simulator"
+    user = user or default_user(domain)
     save_to = save_dir / domain
     command = [sys.executable, "-m", "jtau", "tau2", "run", "--domain", domain, "--user", user,
                "--agent-llm", f"openai/agent:{domain}", "--user-llm", f"openai/user:{domain}",
@@ -199,16 +226,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--judge", choices=["met", "unmet"], help="tau2 1.0.1: the scripted NL-assertion judge")
     parser.add_argument("--retrieval-config", help="banking_knowledge: tau2's retrieval configuration (default: "
                         "tau2's, alltools, which needs the embeddings of `jtau banking embed`)")
+    parser.add_argument("--user", help="the simulated customer (default: user_simulator_ja where the text is "
+                        "Japanese, else tau2's user_simulator; user_simulator_ja-en-prompt: the English-prompted one)")
     options = parser.parse_args(argv)
     domains = options.domain or ["airline_ja", "airline"]
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import jtau.runtime  # noqa: F401 - quiets tau2's import-time logging
 
-    with GoldenServer({d: tasks_of(d) for d in domains}) as server, tempfile.TemporaryDirectory() as tmp:
+    scenarios = {d: twin_tasks(d) for d in domains} if options.user == "user_simulator_ja-en-prompt" else None
+    with GoldenServer({d: tasks_of(d) for d in domains}, scenarios) as server, tempfile.TemporaryDirectory() as tmp:
         failed = False
         for domain in domains:
             rewards = run(domain, server, Path(tmp), options.task_ids, options.jobs, options.judge,
-                          options.retrieval_config)
+                          options.retrieval_config, options.user)
             perfect = sum(r == 1.0 for r in rewards.values())
             print(f"{domain}: {perfect}/{len(rewards)} tasks reward 1.0")
             for task_id, reward in sorted(rewards.items(), key=lambda kv: (len(kv[0]), kv[0])):

@@ -153,3 +153,17 @@ def banking_here() -> bool:
         return is_tau3() and has_source("banking_knowledge")
     except Exception:  # noqa: BLE001 - no tau2 at all
         return False
+
+
+@pytest.fixture(scope="session")
+def arms_cache(tmp_path_factory):
+    """The arms' cache (jtau.arm_folders) in a folder of this test session: arms are built once
+    for every test that asks for them, never into the user's cache."""
+    folder = tmp_path_factory.mktemp("jtau-cache")
+    before = os.environ.get("JTAU_CACHE")
+    os.environ["JTAU_CACHE"] = str(folder)
+    yield folder
+    if before is None:
+        os.environ.pop("JTAU_CACHE", None)
+    else:
+        os.environ["JTAU_CACHE"] = before

@@ -14,6 +14,18 @@ x entity locale, each a tau2 domain named `<tau2 domain>_<arm>`:
 The arm is also the "language" of an experiment's traces (retention compares `en` with each of
 the others).  An arm's entities decide the space its tool arguments live in: `ja` and
 `ja-entities` call tools with J-tau's user ids and yen, `en` and `ja-text` with the source's.
+
+What follows which factor (docs/ARMS.md):
+- the text language: every free text (through the memory), tool descriptions and messages, the
+  first agent message, the knowledge base and its search, and the catalog's words (retail's
+  products and options, telecom's plans and devices, banking's products: `LANGUAGE_KINDS`),
+  because the memory's Japanese names them literally (they are glossary hints, not placeholders);
+- the entity locale: people, ids and emails built from names, places, addresses, phones, money
+  (and the rate, tool fees, rounding), time zones, banking's date format and its whole-value
+  descriptions and merchants: the db and every tool argument.
+
+Only `ja` is committed (data/domains/); the other arms are built on first use into a cache
+(jtau.arm_folders).
 """
 
 from __future__ import annotations
@@ -45,6 +57,25 @@ ARMS = {arm.name: arm for arm in (
     Arm("ja", "ja", JTAU),
 )}
 SOURCE_ARM = "en"
+JTAU_ARM = "ja"
+
+# Entity kinds (swap/localizer.py) that are words of the text's language rather than facts of a
+# locale: the catalog.  They follow the arm's text language; every other kind its entity locale.
+LANGUAGE_KINDS = frozenset({"product_name", "option_name", "option_value", "option_wording", "plan_name",
+                            "device_model", "bank_product"})
+
+
+def arm(name: str) -> Arm:
+    """The arm called `name`; a ValueError naming the arms otherwise."""
+    if name not in ARMS:
+        raise ValueError(f"unknown arm {name!r}; arms: {', '.join(ARMS)}")
+    return ARMS[name]
+
+
+def english_twin(of: Arm) -> Arm:
+    """The arm with English text and the same entities (`ja` -> `ja-entities`, `ja-text` -> `en`):
+    whose task instructions an English-prompted customer reads (runtime/user.py)."""
+    return next(a for a in ARMS.values() if a.text == "en" and a.entities == of.entities)
 
 
 def split_domain(name: str) -> tuple[str, Arm | None]:

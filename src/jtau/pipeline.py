@@ -2,6 +2,11 @@
 
     rules -> source + task repairs -> maps -> structured swap -> text: templates
           -> translation -> render -> validate -> write | check
+
+The pipeline localizes for one arm (jtau.arms, `Options.arm`; default `ja`, J-tau itself): the
+localizer converts only the kinds the arm localizes, an English-text arm renders the English
+templates (no memory), and validation runs the invariants that apply.  `en` is the source with
+the task repairs (no stage but loading runs).  Arms other than `ja` are built by jtau.arm_folders.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jtau import jsonpath
+from jtau.arms import JTAU_ARM, arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
@@ -47,6 +53,7 @@ class Options:
     dry_run: bool = False
     endpoint: Endpoint | None = None
     settings: Settings = field(default_factory=Settings)
+    arm: str = JTAU_ARM               # what is localized (jtau.arms): J-tau itself by default
 
 
 @dataclass
@@ -120,19 +127,22 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
             progress.stage(stage)
 
     rules = load_rules(domain)
+    arm = _arm(options.arm)
     source, repairs = load_repaired(rules, root, source_dir)
     maps = load_maps(maps_dir(root))
     glossary = domain_glossary(rules, maps, root)
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
 
-    loc = Localizer.for_rules(maps, rules)
+    loc = Localizer.for_rules(maps, rules, arm)
     problems: list[Problem] = []
     db = source.fresh_db()
-    localize_db(db, rules, loc, problems)
     tasks = source.fresh_tasks()
-    for index, task in enumerate(tasks):
-        localize_task_structure(task, index, rules, loc, problems)
+    unchanged = not (arm.japanese_text or arm.localizes_entities)  # `en`: the repaired source as it is
+    if not unchanged:
+        localize_db(db, rules, loc, problems)
+        for index, task in enumerate(tasks):
+            localize_task_structure(task, index, rules, loc, problems)
     lap("swap")
 
     try:
@@ -141,23 +151,24 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
     text = TextFields(recognizer, Renderer(loc, glossary, rules.city_as_address))
-    for index, task in enumerate(tasks):
-        text.add_task(task, index, rules, problems)
-    for pattern, kind in rules.db_text.items():
-        for path, container, key in list(jsonpath.find(db, pattern)):
-            text.add(container, key, kind, rules.files.db_label, path, problems)
     policies = dict(source.policies)
-    for name in policies:
-        text.add(policies, name, POLICY_KIND, name, (), problems, line=1)
-    check_cited_tools(source, rules)
     documents = source.fresh_documents()
-    for name, document in documents.items():
-        for key, kind in rules.documents.items():
-            text.add(document, key, kind, name, (key,), problems)
     graph_labels = {name: labels(graph) for name, graph in source.graphs.items()}
-    for name, texts in graph_labels.items():
-        for index, line in enumerate(label_lines(source.graphs[name])):
-            text.add(texts, index, POLICY_KIND, name, (index,), problems, line=line)
+    if not unchanged:
+        for index, task in enumerate(tasks):
+            text.add_task(task, index, rules, problems)
+        for pattern, kind in rules.db_text.items():
+            for path, container, key in list(jsonpath.find(db, pattern)):
+                text.add(container, key, kind, rules.files.db_label, path, problems)
+        for name in policies:
+            text.add(policies, name, POLICY_KIND, name, (), problems, line=1)
+        for name, document in documents.items():
+            for key, kind in rules.documents.items():
+                text.add(document, key, kind, name, (key,), problems)
+        for name, texts in graph_labels.items():
+            for index, line in enumerate(label_lines(source.graphs[name])):
+                text.add(texts, index, POLICY_KIND, name, (index,), problems, line=line)
+    check_cited_tools(source, rules)
     raise_problems(problems)
     lap("templates")
 
@@ -171,10 +182,11 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
                             options.dry_run,
                             options.settings.batch_size, frozenset(rules.enum_literals),
                             frozenset(rules.source_language))
-    stats = translator.fill(text.segments(), progress)
+    # an English-text arm renders the source's templates: nothing is looked up or sent
+    stats = translator.fill(text.segments(), progress) if arm.japanese_text else Stats()
     lap("translate")
 
-    text.render(translator.target, problems)
+    text.render(translator.target if arm.japanese_text else english_target, problems)
     raise_problems(problems)
     if collisions := loc.collisions():
         raise InputError("entity maps: different source values become the same value", collisions)
@@ -182,7 +194,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     tasks_bytes = dump_json(tasks)
     copies = {n: source.raw[n] for n in files.copy_ if n in source.raw}
     copies.update(task_subsets(source, tasks, tasks_bytes))
-    copies.update({name: with_labels(source.graphs[name], texts).encode("utf-8")
+    copies.update({name: source.raw[name] if unchanged else with_labels(source.graphs[name], texts).encode("utf-8")
                    for name, texts in graph_labels.items()})
     localized = LocalizedDomain(domain, db, tasks, policies, copies, documents)
     outputs = {
@@ -198,13 +210,26 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
               f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
               f"tm/{tm.path.name}": _digest(tm_bytes)}
     outputs["manifest.json"] = dump_json(manifest(domain, maps.locale.locale, maps.locale.currency.rate,
-                                                  source_digests(source, repairs), inputs, outputs))
+                                                  source_digests(source, repairs), inputs, outputs,
+                                                  arm=None if arm.name == JTAU_ARM else arm.name))
     lap("render")
 
-    report = validate_domain(source, localized, maps, rules, glossary)
+    report = validate_domain(source, localized, maps, rules, glossary, arm)
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))
+
+
+def _arm(name: str):
+    try:
+        return arm_named(name)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+
+
+def english_target(template, kind: str) -> str:
+    """An English-text arm's text: the source template itself, its entities rendered for the arm."""
+    return template.text
 
 
 def check_cited_tools(source, rules) -> None:

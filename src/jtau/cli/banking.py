@@ -35,6 +35,8 @@ def embed(
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Tries per request (429, 5xx, timeouts, "
                                           "malformed answers are retried).")] = 5,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would be sent; send and write nothing.")] = False,
+    arm: Annotated[str, typer.Option("--arm", help="The arm whose documents to embed (ja, ja-text, "
+                                     "ja-entities; docs/ARMS.md): built first if needed.")] = "ja",
 ) -> None:
     """Embed the Japanese knowledge base for dense retrieval (the key: $JTAU_EMBED_API_KEY or $OPENAI_API_KEY)."""
     from jtau.project import project_root
@@ -42,11 +44,20 @@ def embed(
     from jtau.write import ensure_writable
 
     try:
-        folder = documents or project_root() / "data" / "domains" / "banking_knowledge" / "documents"
+        if arm == "en":
+            raise InputError("--arm en is tau2's own banking_knowledge, which embeds its documents itself")
+        if documents is None:
+            from jtau.arm_folders import arm_folder
+
+            try:
+                documents = arm_folder("banking_knowledge", arm, project_root()) / "documents"
+            except ValueError as exc:
+                raise InputError(f"--arm: {exc}") from None
+        folder = documents
         docs = emb.load_documents(folder)
         endpoint = emb.Endpoint.from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
                                          or os.environ.get("OPENAI_BASE_URL") or "", model)
-        target = out or emb.default_file(model)
+        target = out or emb.default_file(model, f"banking_knowledge_{arm}")
         ensure_writable(target, folder=False)
         chars = sum(len(doc["content"]) for doc in docs)
         requests = -(-len(docs) // batch_size)

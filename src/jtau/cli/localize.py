@@ -86,8 +86,12 @@ def localize(
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", min=1, help="Domains localized at once by `all` (worker processes). Default: one per CPU "
         "when nothing is sent to an endpoint, else 1.")] = None,
+    arm: Annotated[str, typer.Option(
+        "--arm", help="What to localize (docs/ARMS.md): ja (J-tau, written under data/domains/), or ja-text, "
+                      "ja-entities, en (built offline into the arms' cache, or --out DIR).")] = "ja",
 ) -> None:
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
+    from jtau.arms import ARMS, JTAU_ARM
     from jtau.pipeline import Options
     from jtau.project import project_root
     from jtau.translate.client import Endpoint, Settings
@@ -96,6 +100,11 @@ def localize(
     folders = Folders(source, out, tm)
     try:
         root = project_root()
+        if arm not in ARMS:
+            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
+        if arm != JTAU_ARM:
+            _localize_arm(domain, arm, root, source, out, check or dry_run or report is not None or tm is not None)
+            return
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
                           endpoint=Endpoint.from_env(model, base_url),
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
@@ -144,6 +153,29 @@ def localize(
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(130)
+
+
+def _localize_arm(domain: str, arm: str, root: Path, source: Path | None, out: Path | None, refused: bool) -> None:
+    """`jtau localize DOMAIN --arm ARM`: build an arm (offline) into the cache or `out`; say where."""
+    from jtau.arm_folders import arm_folder, build
+
+    if refused:
+        raise InputError("--arm builds an arm from the committed memory, offline: --check, --dry-run, --report and "
+                         "--tm are J-tau's (--arm ja)")
+    names = several(domains(domain), source)
+    folders = []
+    for name in names:
+        with progress_bar() as bar:
+            bar.add_task(f"{name}: building arm {arm}", total=None)
+            if out:
+                folder = out_dir(out, root, name)
+                build(name, arm, root, source, folder)
+            else:
+                folder = arm_folder(name, arm, root, source)
+        out_console.print(f"{name} --arm {arm}: {folder}", soft_wrap=True, highlight=False)
+        folders.append(folder)
+    done(f"localize {domain} --arm {arm}: {len(folders)} folder{'s' * (len(folders) != 1)} built or up to date",
+         f"jtau verify {domain} --arm {arm} (replays every task in tau2 on the arm)")
 
 
 @dataclass
@@ -306,8 +338,11 @@ def _print_summary(run_: DomainRun) -> None:
 
 
 @app.command()
-def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) -> None:
+def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
+             arm: Annotated[str, typer.Option("--arm", help="The arm to check (docs/ARMS.md); built first if "
+                                              "needed. Default: ja, J-tau itself.")] = "ja") -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
+    from jtau.arms import ARMS, JTAU_ARM
     from jtau.domain import LocalizedDomain
     from jtau.maps import load_maps
     from jtau.pipeline import domain_glossary, load_repaired
@@ -318,16 +353,24 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None) ->
     folders = Folders(source, out)
     try:
         root = project_root()
+        if arm not in ARMS:
+            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
         failed, errors, warnings = [], 0, 0
         names = several(domains(domain), source)
         for name in names:
             domain_rules = load_rules(name)
             src, _ = load_repaired(domain_rules, root, source)
             maps = load_maps(maps_dir(root))
-            written = LocalizedDomain.read(out_dir(out, root, name), domain_rules)
+            if arm == JTAU_ARM:
+                folder = out_dir(out, root, name)
+            else:
+                from jtau.arm_folders import arm_folder
+
+                folder = (out / name) if out else arm_folder(name, arm, root, source)
+            written = LocalizedDomain.read(folder, domain_rules)
             glossary = domain_glossary(domain_rules, maps, root)
-            report = validate_domain(src, written, maps, domain_rules, glossary)
-            table = facts(f"jtau validate {name}")
+            report = validate_domain(src, written, maps, domain_rules, glossary, ARMS[arm])
+            table = facts(f"jtau validate {name}" + ("" if arm == JTAU_ARM else f" --arm {arm}"))
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
             table.add_row("QA warnings", f"{len(report.warnings)}" + (" (listed below)" if report.warnings else ""))

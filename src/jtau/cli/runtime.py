@@ -42,10 +42,14 @@ def verify(
     rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", min=1, help="Worker processes (tasks are independent). Default: one per CPU.")] = None,
+    arms: Annotated[Optional[list[str]], typer.Option(
+        "--arm", help="The arms to verify (repeatable): ja (J-tau, the default), ja-text, ja-entities, en, or all "
+                      "(docs/ARMS.md); an arm not built yet is built first.")] = None,
 ) -> None:
     """Replay every task's golden actions in tau2 on source and J-tau data; exit 1 unless they commute."""
     import json as jsonlib
 
+    from jtau.arms import ARMS, JTAU_ARM
     from jtau.project import project_root
 
     folders = Folders(source, out)
@@ -53,6 +57,11 @@ def verify(
         names = several(domains(domain), source)
         if tasks and len(names) > 1:
             raise InputError("--task names tasks of one domain; give the domain, not all")
+        chosen = list(ARMS) if "all" in (arms or []) else list(dict.fromkeys(arms or [JTAU_ARM]))
+        if unknown := [a for a in chosen if a not in ARMS]:
+            raise InputError(f"--arm {unknown[0]}: no such arm; arms: {', '.join(ARMS)}, or all")
+        if out and chosen != [JTAU_ARM]:
+            raise InputError("--out names J-tau's folder; the other arms are built into the cache (docs/ARMS.md)")
         try:
             from jtau.runtime.verify import as_json
         except ImportError as exc:
@@ -65,24 +74,27 @@ def verify(
             ensure_writable(json_file, folder=False)
         reports, failing, replayed = {}, {}, 0
         for name in names:
-            checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1)
-            reports[name] = as_json(checks)
-            replayed += len(checks) - 1  # the initial db is no task
-            if not all(c.ok for c in checks):
-                failing[name] = sum(not c.ok for c in checks)
+            for arm in chosen:
+                label = name if arm == JTAU_ARM else f"{name}_{arm}"
+                checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1, arm)
+                reports[label] = as_json(checks)
+                replayed += len(checks) - 1  # the initial db is no task
+                if not all(c.ok for c in checks):
+                    failing[label] = sum(not c.ok for c in checks)
         if json_file:
             from jtau.write import atomic_write
 
-            report = reports[domain] if domain != "all" else reports
+            report = next(iter(reports.values())) if len(reports) == 1 else reports
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
         if failing:
             done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
-                 f"{folders.command('verify', next(iter(failing)), '--json', 'FILE')} (every problem of every task)")
+                 f"{folders.command('verify', domain, *(f'--arm={a}' for a in chosen if chosen != [JTAU_ARM]), '--json', 'FILE')} "
+                 "(every problem of every task)")
             raise typer.Exit(1)
         from jtau.runtime.domains import RUNTIME
 
         elsewhere = out and out.resolve() != out_dir(None, root, names[0]).parent.resolve()
-        done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(names)})",
+        done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(reports)})",
              f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja --agent-llm MODEL "
              "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, root, names[0]).parent}'s data, "
                                                      f"not {out}'s)" if elsewhere else ")"))
@@ -91,8 +103,8 @@ def verify(
 
 
 def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, rewards: bool,
-                tasks: list[str] | None, jobs: int) -> list:
-    """Verify one domain with a progress bar; print its table and summary; return its checks."""
+                tasks: list[str] | None, jobs: int, arm: str = "ja") -> list:
+    """Verify one domain (one arm of it) with a progress bar; print its table and summary; return its checks."""
     from jtau.runtime.verify import INITIAL
     from jtau.runtime.verify import verify as run_verify
 
@@ -103,16 +115,17 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
         replayed += 1
         bar.update(task, advance=1, total=total, description=f"{domain}: task {check.task}")
 
+    label = domain if arm == "ja" else f"{domain} --arm {arm}"
     try:
         with progress_bar() as bar:
-            task = bar.add_task(f"{domain}: loading source and J-tau data", total=None)
+            task = bar.add_task(f"{label}: loading source and J-tau data", total=None)
             checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
-                                         set(tasks) if tasks else None, advance, jobs)
+                                         set(tasks) if tasks else None, advance, jobs, arm)
     except KeyboardInterrupt:
-        say_error(f"interrupted: jtau verify {domain} stopped after {counted(replayed, 'task')}; nothing was written")
+        say_error(f"interrupted: jtau verify {label} stopped after {counted(replayed, 'task')}; nothing was written")
         raise typer.Exit(130) from None
     listed = checks if len(checks) <= LIST_ALL else [c for c in checks if not c.ok]
-    title = f"jtau verify {domain}" + ("" if listed is checks else
+    title = f"jtau verify {label}" + ("" if listed is checks else
                                         f": the {counted(len(listed), 'task')} with problems (--json lists all)")
     table = Table(title=title)
     for column in ("task", "actions", "outcomes", "final db", "tau2 reward (source / J-tau)", "problems"):
@@ -126,7 +139,7 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
     if listed:
         out_console.print(table)
     commuting = sum(c.ok for c in checks if c.task != INITIAL)
-    out_console.print(f"{domain}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
+    out_console.print(f"{label}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
                       f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
     return checks
 

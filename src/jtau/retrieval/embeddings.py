@@ -301,10 +301,14 @@ def write(path: Path, embeddings: Embeddings) -> None:
 def load(path: Path, documents: Sequence[dict] | None = None, model: str | None = None) -> Embeddings:
     """The embeddings in `path`, checked: built by jtau, for `model` and for exactly `documents`
     (their ids and contents) when given.  InputError naming the file and what to run otherwise."""
-    rebuild = f"jtau banking embed --base-url URL --model {model or 'MODEL'} --out {path}"
+    from jtau.arms import split_domain
+
+    _, arm = split_domain(path.name.split(".")[0])
+    of_arm = f" --arm {arm.name}" if arm and arm.name != "ja" else ""
+    rebuild = f"jtau banking embed{of_arm} --base-url URL --model {model or 'MODEL'} --out {path}"
     if not path.is_file():
-        raise InputError(f"{path}: no embeddings file (dense retrieval on {DOMAIN} needs the Japanese "
-                         f"documents' embeddings): {rebuild}")
+        raise InputError(f"{path}: no embeddings file (dense retrieval needs the embeddings of the "
+                         f"knowledge base's documents): {rebuild}")
     try:
         entry = pickle.loads(path.read_bytes())
         meta = entry["jtau"]
@@ -324,10 +328,11 @@ def load(path: Path, documents: Sequence[dict] | None = None, model: str | None 
     return found
 
 
-def default_file(model: str) -> Path:
-    """Where `jtau banking embed` writes and banking_knowledge_ja reads a model's embeddings:
-    $JTAU_EMBEDDINGS, else ~/.cache/jtau/embeddings ($XDG_CACHE_HOME), one file per model."""
+def default_file(model: str, domain: str = DOMAIN) -> Path:
+    """Where `jtau banking embed` writes and banking_knowledge_ja (or another arm, `domain`) reads
+    a model's embeddings: $JTAU_EMBEDDINGS, else ~/.cache/jtau/embeddings ($XDG_CACHE_HOME), one
+    file per model and arm."""
     folder = os.environ.get("JTAU_EMBEDDINGS")
     base = Path(folder) if folder else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jtau" / "embeddings"
-    return base / f"{DOMAIN}.{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.pkl"
+    return base / f"{domain}.{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.pkl"
 

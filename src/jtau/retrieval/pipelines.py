@@ -180,12 +180,15 @@ def reranker(spec) -> list[dict]:
     return [{"type": "pointwise_llm_reranker", "params": {"min_score": spec.reranker_min_score}}]
 
 
-def bm25_pipeline(documents: list[dict[str, Any]], top_k: int = 10, postprocessors: list | None = None):
-    """tau2's create_bm25_retrieval_pipeline with the Japanese indexer and retriever."""
+def bm25_pipeline(documents: list[dict[str, Any]], top_k: int = 10, postprocessors: list | None = None,
+                  japanese: bool = True):
+    """tau2's create_bm25_retrieval_pipeline with the Japanese indexer and retriever (English
+    documents, `japanese=False`: tau2's own)."""
+    indexer, retriever = ("bm25_ja_indexer", "bm25_ja") if japanese else ("bm25_indexer", "bm25")
     return _pipeline({
-        "document_preprocessors": [{"type": "bm25_ja_indexer", "params": {"state_key": "bm25"}}],
+        "document_preprocessors": [{"type": indexer, "params": {"state_key": "bm25"}}],
         "input_preprocessors": [],
-        "retriever": {"type": "bm25_ja", "params": {"query_key": "query", "bm25_state_key": "bm25",
+        "retriever": {"type": retriever, "params": {"query_key": "query", "bm25_state_key": "bm25",
                                                     "doc_ids_state_key": "bm25_doc_ids", "top_k": top_k}},
         "postprocessors": postprocessors or [],
     }, documents)

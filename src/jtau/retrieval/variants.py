@@ -13,6 +13,11 @@ template, prompt builder, grep, shell, `supports_top_k` untouched) whose KB-sear
   it: text-embedding-3-large, qwen/qwen3-embedding-8b) and upstream's Qwen query instruction;
 - rerankers, top_k and the reranker's min_score as upstream sets them.
 
+`ja_variant(name, language="en", domain=...)` is the same for an arm of J-tau whose documents are
+English (jtau.arms `ja-entities`): BM25 is tau2's own (`type="bm25_en"`: its `bm25_indexer` and
+`bm25` over the arm's documents, never tau2's process-wide document cache), dense search reads the
+embeddings of the arm's documents (`embeddings.default_file(model, domain)`).
+
 `build_ja_tools(variant, db, knowledge_base, read_log_allowlist=None, wrap=...)` is tau2's
 `build_tools` for such a variant: the same toolkit class for the same variant (KnowledgeToolsPlain,
 ...WithKBSearch, ...WithGrep, ...WithKBSearchAndGrep, ...WithShell, ...AllTools), passed through
@@ -38,6 +43,8 @@ from jtau.retrieval import embeddings, pipelines
 
 __all__ = ["JaPipelineSpec", "ja_variant", "build_ja_tools", "variant_names"]
 
+JTAU_DOMAIN = embeddings.DOMAIN  # banking_knowledge_ja: whose documents are embedded by default
+
 
 @dataclass
 class JaPipelineSpec(upstream.PipelineSpec):
@@ -46,6 +53,7 @@ class JaPipelineSpec(upstream.PipelineSpec):
     endpoint_model: Optional[str] = None  # dense: the model as the embeddings endpoint names it
     query_instruction: Optional[str] = None  # dense: prefixed to queries (Qwen), as tau2 does
     embeddings: Optional[Path] = None  # dense: the embeddings file; None -> embeddings.default_file
+    domain: str = JTAU_DOMAIN  # dense: the J-tau domain (arm) whose documents are embedded
 
 
 def variant_names() -> list[str]:
@@ -53,8 +61,11 @@ def variant_names() -> list[str]:
     return [*upstream.get_all_variant_names(), *upstream.RETRIEVAL_VARIANT_ALIASES]
 
 
-def ja_variant(name: str, *, embeddings_file: Path | None = None, **overrides) -> upstream.RetrievalVariant:
-    """tau2's variant `name` (with tau2's overrides) with Japanese KB-search pipelines.
+def ja_variant(name: str, *, embeddings_file: Path | None = None, language: str = "ja",
+               domain: str = JTAU_DOMAIN, **overrides) -> upstream.RetrievalVariant:
+    """tau2's variant `name` (with tau2's overrides) with J-tau's KB-search pipelines: Japanese
+    BM25, or tau2's BM25 where the documents' `language` is English; dense search over the
+    embeddings of `domain`'s documents.
 
     `embeddings_file` points the dense pipeline at another file than the model's default.
     Raises tau2's ValueError for an unknown name."""
@@ -62,15 +73,16 @@ def ja_variant(name: str, *, embeddings_file: Path | None = None, **overrides) -
     for field in ("kb_search", "kb_search_bm25", "kb_search_dense"):
         spec = getattr(variant, field)
         if spec is not None:
-            setattr(variant, field, ja_spec(spec, embeddings_file))
+            setattr(variant, field, ja_spec(spec, embeddings_file, language, domain))
     return variant
 
 
-def ja_spec(spec: upstream.PipelineSpec, embeddings_file: Path | None = None) -> JaPipelineSpec:
+def ja_spec(spec: upstream.PipelineSpec, embeddings_file: Path | None = None, language: str = "ja",
+            domain: str = JTAU_DOMAIN) -> JaPipelineSpec:
     common = dict(embedder_type=spec.embedder_type, embedder_model=spec.embedder_model, top_k=spec.top_k,
-                  reranker=spec.reranker, reranker_min_score=spec.reranker_min_score)
+                  reranker=spec.reranker, reranker_min_score=spec.reranker_min_score, domain=domain)
     if spec.type == "bm25":
-        return JaPipelineSpec(type="bm25_ja", **common)
+        return JaPipelineSpec(type="bm25_ja" if language == "ja" else "bm25_en", **common)
     if spec.type == "embedding":
         model, instruction = endpoint_model(spec.embedder_type, spec.embedder_model)
         return JaPipelineSpec(type="embedding_ja", endpoint_model=model, query_instruction=instruction,
@@ -94,10 +106,10 @@ def endpoint_model(embedder_type: str | None, model: str | None) -> tuple[str, s
 
 def kb_pipeline(spec: JaPipelineSpec, documents: list[dict]):
     post = pipelines.reranker(spec)
-    if spec.type == "bm25_ja":
-        return pipelines.bm25_pipeline(documents, spec.top_k, post)
+    if spec.type in ("bm25_ja", "bm25_en"):
+        return pipelines.bm25_pipeline(documents, spec.top_k, post, japanese=spec.type == "bm25_ja")
     if spec.type == "embedding_ja":
-        path = spec.embeddings or embeddings.default_file(spec.endpoint_model)
+        path = spec.embeddings or embeddings.default_file(spec.endpoint_model, spec.domain)
         return pipelines.dense_pipeline(documents, path, spec.endpoint_model, spec.query_instruction, spec.top_k, post)
     raise ValueError(f"Unknown pipeline type: {spec.type!r} (not a ja_variant spec)")
 

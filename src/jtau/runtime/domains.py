@@ -27,6 +27,13 @@ class RuntimeDomain:
         module = importlib.import_module(f"jtau.runtime.{self.source}")
         return getattr(module, self.name.replace("-", "_"))(folder, maps, rules)
 
+    def arm_environment(self, arm, folder: Path, maps: EntityMaps, rules: DomainRules):
+        """The environment constructor of an arm (jtau.arms) over its folder: tau2's own for `en`."""
+        if not (arm.japanese_text or arm.localizes_entities):
+            return self.source_environment()
+        module = importlib.import_module(f"jtau.runtime.{self.source}")
+        return getattr(module, f"{self.source}_arm")(folder, maps, rules, arm).get_environment
+
     def runs_here(self) -> bool:
         """Whether the installed tau2 has this domain (banking_knowledge: tau2-bench 1.0.1 only)."""
         import importlib.util

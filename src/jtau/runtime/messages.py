@@ -65,4 +65,18 @@ class MessageTable:
 @functools.cache
 def table(name: str) -> MessageTable:
     """The table `runtime/<name>.ja.yaml`."""
-    return MessageTable(yaml.safe_load((resources.files(__package__) / f"{name}.ja.yaml").read_text(encoding="utf-8")))
+    return MessageTable(_data(name))
+
+
+def table_in(name: str, japanese: Callable[[str], str]) -> MessageTable:
+    """The table `runtime/<name>.ja.yaml` with each Japanese text passed through `japanese` (an
+    arm's notation: runtime/notation.py)."""
+    data = _data(name)
+    for part in ("messages", "field_values"):
+        data[part] = {english: japanese(text) if isinstance(text, str) else text
+                      for english, text in (data.get(part) or {}).items()}
+    return MessageTable(data)
+
+
+def _data(name: str) -> dict:
+    return yaml.safe_load((resources.files(__package__) / f"{name}.ja.yaml").read_text(encoding="utf-8"))

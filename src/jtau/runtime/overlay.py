@@ -3,7 +3,9 @@ overridden and every description in Japanese, and the domain object tau2's regis
 (an environment constructor, tasks and splits read from the localized folder).
 
 The per-domain modules (runtime/airline.py, runtime/retail.py) say only what differs:
-which tools hold locale facts, and how they are computed in yen.
+which tools hold locale facts, and how they are computed in yen.  Each builds any arm
+(jtau.arms): the overrides where the entities are J-tau's, the Japanese descriptions and
+messages where the text is Japanese; `en` is tau2's own environment (runtime/arms.py).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import functools
 import inspect
 import json
 import re
+from types import FunctionType
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
@@ -56,6 +59,18 @@ def descriptions(domain: str) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
+def arm_descriptions(domain: str, arm, maps) -> tuple[dict, object]:
+    """(the descriptions table, a function of tau2's English docstrings or None) of an arm
+    (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
+    English in J-tau's notation (`ja-entities`: runtime/notation.py); tau2's own (`en`)."""
+    from jtau.runtime.notation import Notation
+
+    if arm.japanese_text:
+        texts = descriptions(domain)
+        return (texts if arm.localizes_entities else Notation(maps).table_in_source(texts)), None
+    return {"tools": {}}, (Notation(maps).english_in_jtau if arm.localizes_entities else None)
+
+
 def whole_yen_calculate(self, expression):
     """tau2's `calculate` rounds to cents; yen have no minor unit."""
     if not all(char in "0123456789+-*/(). " for char in expression):
@@ -65,23 +80,28 @@ def whole_yen_calculate(self, expression):
 
 
 def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None,
-                  keep_types: bool = False) -> type:
+                  keep_types: bool = False, document=None) -> type:
     """`base` (a tau2 toolkit) with `overrides` (tool name -> function) and the Japanese
     docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
     (for argument models with Japanese field descriptions); `keep_types` writes each argument's
-    English `(type)` into the Japanese docstring."""
+    English `(type)` into the Japanese docstring; `document(docstring)` rewrites the English
+    docstring of a tool `texts` does not describe (an English arm's notation, arm_descriptions)."""
     attrs = {}
     for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
-        if tool_name in overrides:
-            tool = overrides[tool_name]
+        if tool_name in overrides:  # a copy: one function may serve several arms' classes
+            shared = overrides[tool_name]
+            tool = FunctionType(shared.__code__, shared.__globals__, shared.__name__, shared.__defaults__,
+                                shared.__closure__)
+            tool.__kwdefaults__ = shared.__kwdefaults__
         else:
             def tool(self, *args, __original=original, **kwargs):
                 return __original(self, *args, **kwargs)
         functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
         tool.__signature__ = signature(original) if signature else inspect.signature(original)
         types = arg_types(original.__doc__) if keep_types else None
-        tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else original.__doc__
+        tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else \
+            document(original.__doc__) if document else original.__doc__
         setattr(tool, TOOL_ATTR, True)
         setattr(tool, TOOL_TYPE_ATTR, getattr(original, TOOL_TYPE_ATTR))
         attrs[tool_name] = tool
@@ -92,7 +112,10 @@ class JapaneseJson:
     """Tool results as the agent reads them: tau2 dumps them with `json.dumps` defaults, which
     writes every Japanese character as a \\uXXXX escape ("\\u9ad8\\u6a4b" for 高橋).  A J-tau
     agent reads the characters themselves; the values are unchanged.  A failed call reads
-    "エラー：..." in Japanese (tool_errors.py)."""
+    "エラー：..." in Japanese (tool_errors.py), unless the arm's text is English
+    (`japanese_errors = False`: `english_text`)."""
+
+    japanese_errors = True
 
     @classmethod
     def to_json_str(cls, resp) -> str:
@@ -103,7 +126,7 @@ class JapaneseJson:
 
     def get_response(self, message):
         response = super().get_response(message)
-        if response.error:
+        if response.error and self.japanese_errors:
             response.content = japanese_error(response.content)
         return response
 
@@ -112,14 +135,28 @@ class JaEnvironment(JapaneseJson, Environment):
     """tau2's Environment, with tool results in readable Japanese."""
 
 
+def english_text(environment: type) -> type:
+    """An environment class of an arm with English text and J-tau's values (`ja-entities`):
+    readable characters, tau2's English error messages."""
+    return type(f"English{environment.__name__}", (environment,), {"japanese_errors": False})
+
+
+def environment_class(base: type, japanese_text: bool) -> type:
+    """`base` (JaEnvironment, JaTelecomEnvironment ...) for an arm's text language."""
+    return base if japanese_text else english_text(base)
+
+
 class LocalizedTasks:
-    """Tasks and splits of a localized folder (`self.folder`), as tau2's loaders return them
-    (each task as the installed tau2 grades its own: runtime/compat.adapt_task)."""
+    """Tasks and splits of a localized folder (`self.folder`) of tau2 domain `self.source`, as
+    tau2's loaders return them (each task as the installed tau2 grades its own task of that id:
+    runtime/compat.adapt_task)."""
 
     folder: Path
+    source: str
 
-    def get_tasks(self, task_split_name: str | None = "base") -> list[Task]:
-        tasks = [Task.model_validate(adapt_task(t)) for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+    def get_tasks(self, task_split_name: str | None = "base", file: str = "tasks.json") -> list[Task]:
+        tasks = [Task.model_validate(adapt_task(t, self.source))
+                 for t in json.loads((self.folder / file).read_text("utf-8"))]
         if task_split_name is None:
             return tasks
         splits = self.get_tasks_split()
@@ -135,8 +172,9 @@ class JaDomain(LocalizedTasks):
     """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
     read from the localized folder (`data/domains/<domain>/`)."""
 
-    def __init__(self, name: str, folder: Path, tools: type, db_model: type):
+    def __init__(self, name: str, folder: Path, tools: type, db_model: type, environment: type = JaEnvironment):
         self.name, self.folder, self.tools, self.db_model = name, folder, tools, db_model
+        self.source, self.environment = name.rpartition("_")[0], environment
 
     def get_environment(self, db=None, solo_mode: bool = False) -> Environment:
         if solo_mode:
@@ -144,7 +182,7 @@ class JaDomain(LocalizedTasks):
         if db is None:
             db = self.db_model.load(str(self.folder / "db.json"))
         policy = (self.folder / "policy.md").read_text(encoding="utf-8")
-        return JaEnvironment(domain_name=self.name, policy=policy, tools=self.tools(db))
+        return self.environment(domain_name=self.name, policy=policy, tools=self.tools(db))
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
         """(name, environment constructor, tasks loader, splits loader) for tau2's registry."""

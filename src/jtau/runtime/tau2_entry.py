@@ -5,7 +5,10 @@ first and then tau2's command line takes over with the remaining arguments:
 
     jtau tau2 run --domain airline_ja --user user_simulator_ja --agent-llm gpt-4.1 --user-llm gpt-4.1
 
-`user_simulator_ja` is tau2's user simulator with Japanese global guidelines (runtime/user.py).
+Every arm of every J-tau domain is registered (`airline_ja`, `airline_ja-text`, `telecom_en` ...:
+runtime/arms.py, docs/ARMS.md), built on first use.  `user_simulator_ja` is tau2's user simulator
+with Japanese global guidelines, `user_simulator_ja-en-prompt` the English-prompted Japanese
+customer (runtime/user.py).
 
 jtau's own options, taken out before tau2 sees the rest: `--nl-assertions-llm MODEL` and
 `--nl-assertions-llm-args JSON`, the judge of tau2 1.0.1's NL assertions (retail's reward).
@@ -23,7 +26,7 @@ from pathlib import Path
 
 from loguru import logger
 
-from jtau.arms import split_domain
+from jtau.arms import SOURCE_ARM, split_domain
 from jtau.errors import CheckFailed, InputError
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
@@ -45,25 +48,21 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:
-    """Register every J-tau domain (environment and tasks), and the Japanese user simulator,
-    in tau2's registry; grade their communicate_info fairly (runtime/communicate.py)."""
+    """Register every arm of every J-tau domain (environment and tasks: runtime/arms.py, built
+    on first use), and the Japanese user simulators, in tau2's registry; grade their
+    communicate_info fairly (runtime/communicate.py)."""
     if registry is None:
         from tau2.registry import registry
-    from jtau.runtime.user import NAME as USER_JA, JapaneseUserSimulator
+    from jtau.runtime.arms import register_arms
+    from jtau.runtime.user import register_users
 
-    if USER_JA not in registry.get_users():
-        registry.register_user(JapaneseUserSimulator, USER_JA)
-    names = []
-    for domain in jtau_domains(root).values():
-        for name, environment, tasks, splits in domain.registrations():
-            if environment is not None and name not in registry.get_domains():
-                registry.register_domain(environment, name)
-            if name not in registry.get_task_sets():
-                registry.register_tasks(tasks, name, get_task_splits=splits)
-            names.append(name)
+    register_users(registry)
+    names = register_arms(registry, root)
     banking_runner_options(names)
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
-    install_communicate(set(names), load_maps(maps_dir(root or project_root())).locale.spoken_forms)
+    # (every arm but `en`, which tau2 grades as its own)
+    install_communicate({n for n in names if split_domain(n)[1].name != SOURCE_ARM},
+                        load_maps(maps_dir(root or project_root())).locale.spoken_forms)
     return names
 
 
@@ -99,10 +98,11 @@ INFRASTRUCTURE = {"infrastructure_error"}
 
 def banking_runner_options(names: list[str]) -> None:
     """tau2 1.0.1's runner gives its own banking_knowledge's environments the golden trajectory's
-    read allowlist by domain name; J-tau's banking domain gets the same (its environment derives
-    the allowlist from the task it is given, and is given the task whatever the retrieval
+    read allowlist by domain name; J-tau's banking arms get the same (their environments derive
+    the allowlist from the task they are given, and are given the task whatever the retrieval
     configuration)."""
-    if "banking_knowledge_ja" not in names:
+    banking = {name for name in names if split_domain(name)[0] == "banking_knowledge"}
+    if not banking:
         return
     from tau2.runner import batch, build
 
@@ -110,7 +110,7 @@ def banking_runner_options(names: list[str]) -> None:
 
     def env_kwargs(config, task):
         kwargs = original(config, task)
-        if getattr(config, "domain", None) == "banking_knowledge_ja":
+        if getattr(config, "domain", None) in banking:
             kwargs["task"] = task
             kwargs["read_log_allowlist"] = build._derive_read_log_allowlist(task)
         return kwargs

@@ -11,6 +11,10 @@ English, except that a payment request names its amount in yen (tau2 writes "of 
 after the bill's amount, which J-tau holds in yen).
 Registered as tau2 registers telecom: `telecom_ja` (manual policy), `telecom-workflow_ja`
 (workflow policy), and the task sets `telecom_full_ja`, `telecom_small_ja`.
+
+Every arm (jtau.arms) the same way, `telecom_<arm>` ...: the text language chooses the
+descriptions, the messages' language and the line items' frame, the entity locale the money
+(yen, in the text's notation: `500円`, `¥500`; or tau2's dollars) and the phones.
 """
 
 from __future__ import annotations
@@ -24,10 +28,11 @@ from tau2.domains.telecom.tools import TelecomTools
 from tau2.domains.telecom.user_data_model import TelecomUserDB
 from tau2.domains.telecom.user_tools import TelecomUserTools
 
+from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JapaneseJson, LocalizedTasks, descriptions, overlay_class
-from jtau.swap.money import format_yen
+from jtau.runtime.overlay import JapaneseJson, LocalizedTasks, arm_descriptions, environment_class, overlay_class
+from jtau.swap.money import yen_in
 
 DOMAIN = "telecom_ja"
 WORKFLOW = "telecom-workflow_ja"
@@ -38,18 +43,27 @@ def _format(rules: DomainRules, fields: set[str]):
     return next(f for f in rules.formats["line_item"] if set(f.kinds) == fields)
 
 
-def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
-    """tau2's TelecomTools and TelecomUserTools with the overlay."""
+def tools_classes(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) -> tuple[type, type]:
+    """tau2's TelecomTools and TelecomUserTools with the overlay, for an arm (default `ja`)."""
+    arm = arm or ARMS[JTAU_ARM]
+    language = arm.text
     rate, suffix = maps.locale.currency.rate, maps.locale.currency.suffix
-    holding_fee = format_yen(int(rules.tool_constants["suspension_holding_fee_per_month"] * rate), suffix)
     refuel_item, line_charge = _format(rules, {"gb", "price"}), _format(rules, {"line"})
 
-    def yen(amount) -> str:
-        return format_yen(int(Decimal(repr(float(amount))).to_integral_value()), suffix)
+    def money(amount, language: str = language, source: str = "{}") -> str:
+        """An amount of the arm's db in the text's notation; the source's as tau2 writes it."""
+        if not arm.localizes_entities:
+            return "$" + source.format(amount)
+        return yen_in(language, int(Decimal(repr(float(amount))).to_integral_value()), suffix)
+
+    holding_fee = money(rules.tool_constants["suspension_holding_fee_per_month"] *
+                        (rate if arm.localizes_entities else 1))
 
     def suspend_line(self, customer_id, line_id, reason):
         result = TelecomTools.suspend_line(self, customer_id, line_id, reason)
-        result["message"] = f"回線の利用を停止しました。利用停止手数料として月額{holding_fee}がかかります。"
+        result["message"] = (f"回線の利用を停止しました。利用停止手数料として月額{holding_fee}がかかります。"
+                             if arm.japanese_text else
+                             f"Line suspended successfully. {holding_fee}/month holding fee will apply.")
         return result
 
     def refuel_data(self, customer_id, line_id, gb_amount):
@@ -62,9 +76,12 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
         charge_amount = gb_amount * plan.data_refueling_price_per_gb
         target_line.data_refueling_gb += gb_amount
         self._apply_one_time_charge(customer_id, charge_amount,
-                                    refuel_item.render(gb=gb_amount, price=yen(plan.data_refueling_price_per_gb)))
-        return {"message": f"回線{line_id}に{gb_amount}GBのデータを追加しました。料金は{yen(charge_amount)}です。",
-                "new_data_refueling_gb": target_line.data_refueling_gb, "charge": charge_amount}
+                                    refuel_item.render(language, gb=gb_amount,
+                                                       price=money(plan.data_refueling_price_per_gb)))
+        charge = money(charge_amount, source="{:.2f}")
+        message = (f"回線{line_id}に{gb_amount}GBのデータを追加しました。料金は{charge}です。" if arm.japanese_text else
+                   f"Successfully added {gb_amount} GB of data for line {line_id} for {charge}")
+        return {"message": message, "new_data_refueling_gb": target_line.data_refueling_gb, "charge": charge_amount}
 
     def suspend_line_for_overdue_bill(self, customer_id, line_id, new_bill_id, contract_ended):
         result = TelecomTools.suspend_line_for_overdue_bill(self, customer_id, line_id, new_bill_id, contract_ended)
@@ -72,29 +89,37 @@ def tools_classes(maps: EntityMaps, rules: DomainRules) -> tuple[type, type]:
         english = f"Charge for line {line_id}"
         for item in bill.line_items:
             if item.description == english:
-                item.description = line_charge.render(line=line_id)
+                item.description = line_charge.render(language, line=line_id)
         return result
 
-    agent = overlay_class(TelecomTools, "JTauTelecomTools", {"suspend_line": suspend_line, "refuel_data": refuel_data},
-                          descriptions("telecom"))
-    agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
+    overrides = {}
+    if arm.japanese_text or arm.localizes_entities:
+        overrides = {"suspend_line": suspend_line, "refuel_data": refuel_data}
+    texts, document = arm_descriptions("telecom", arm, maps)
+    agent = overlay_class(TelecomTools, "JTauTelecomTools", overrides, texts, document=document)
+    if arm.japanese_text:
+        agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
+
+    # the phone's texts are tau2's English in every arm; J-tau's amounts in yen (J-tau itself: 45,000円)
+    phone_money = "ja" if arm.name == JTAU_ARM else "en"
 
     def check_payment_request(self):
         request = self._check_payment_request()
         if request is None:
             return "No payment request has been made."
-        return f"You have a payment request for bill {request.bill_id} of {yen(request.amount_due)}."
+        return f"You have a payment request for bill {request.bill_id} of {money(request.amount_due, phone_money)}."
 
     def make_payment(self):
         request = self._check_payment_request()
         if request is None:
             return "You do not have a payment request."
         self._make_payment()
-        return f"Payment of {yen(request.amount_due)} has been made for bill {request.bill_id}."
+        return f"Payment of {money(request.amount_due, phone_money)} has been made for bill {request.bill_id}."
 
-    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools",
-                         {"check_payment_request": check_payment_request, "make_payment": make_payment},
-                         descriptions("telecom_user"))
+    phone = {"check_payment_request": check_payment_request, "make_payment": make_payment} \
+        if arm.localizes_entities else {}
+    texts, document = arm_descriptions("telecom_user", arm, maps)
+    user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", phone, texts, document=document)
     return agent, user
 
 
@@ -103,12 +128,18 @@ class JaTelecomEnvironment(JapaneseJson, TelecomEnvironment):
 
 
 class TelecomJa(LocalizedTasks):
-    """J-tau telecom for tau2's registry: environments with the manual or the workflow policy,
-    tasks and splits, all read from the localized folder."""
+    """J-tau telecom (an arm of it, default `ja`) for tau2's registry: environments with the
+    manual or the workflow policy, tasks and splits, all read from the arm's folder."""
 
-    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules):
-        self.folder = folder
-        self.tools, self.user_tools = tools_classes(maps, rules)
+    source = "telecom"
+
+    def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
+        self.folder, self.arm = folder, arm or ARMS[JTAU_ARM]
+        self.tools, self.user_tools = tools_classes(maps, rules, self.arm)
+        self.environment = environment_class(JaTelecomEnvironment, self.arm.japanese_text)
+        self.names = {kind: f"{base}_{self.arm.name}" for kind, base in
+                      (("manual", "telecom"), ("workflow", "telecom-workflow"), ("full", "telecom_full"),
+                       ("small", "telecom_small"))}
 
     def _policy(self, solo_mode: bool, policy_type: str) -> str:
         main = "main_policy_solo.md" if solo_mode else "main_policy.md"
@@ -124,9 +155,9 @@ class TelecomJa(LocalizedTasks):
                         solo_mode: bool = False, policy_type: str = "manual") -> TelecomEnvironment:
         db = db if db is not None else TelecomDB.load(str(self.folder / "db.toml"))
         user_db = user_db if user_db is not None else TelecomUserDB.load(str(self.folder / "user_db.toml"))
-        env = JaTelecomEnvironment(domain_name=DOMAIN if policy_type == "manual" else WORKFLOW,
-                                 policy=self._policy(solo_mode, policy_type),
-                                 tools=self.tools(db), user_tools=self.user_tools(user_db))
+        env = self.environment(domain_name=self.names["manual" if policy_type == "manual" else "workflow"],
+                               policy=self._policy(solo_mode, policy_type),
+                               tools=self.tools(db), user_tools=self.user_tools(user_db))
         if solo_mode:
             env.set_solo_mode(True)
         return env
@@ -137,10 +168,16 @@ class TelecomJa(LocalizedTasks):
     def registrations(self) -> list[tuple[str, object, object, object]]:
         """(name, environment constructor or None, tasks loader, splits loader) as tau2 registers
         its telecom variants."""
-        return [(DOMAIN, self.get_environment, self.get_tasks, self.get_tasks_split),
-                (WORKFLOW, self.get_workflow_environment, self.get_tasks, self.get_tasks_split),
-                ("telecom_full_ja", None, lambda: self.get_tasks("full"), None),
-                ("telecom_small_ja", None, lambda: self.get_tasks("small"), None)]
+        names = self.names
+        return [(names["manual"], self.get_environment, self.get_tasks, self.get_tasks_split),
+                (names["workflow"], self.get_workflow_environment, self.get_tasks, self.get_tasks_split),
+                (names["full"], None, lambda: self.get_tasks("full"), None),
+                (names["small"], None, lambda: self.get_tasks("small"), None)]
+
+
+def telecom_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> TelecomJa:
+    """An arm of J-tau telecom for tau2's registry (`en` is runtime/arms.py's)."""
+    return TelecomJa(folder, maps, rules, arm)
 
 
 def telecom_ja(folder: Path, maps: EntityMaps, rules: DomainRules) -> TelecomJa:

@@ -6,6 +6,9 @@ db.  The task commutes when the same actions succeed and fail on both sides and 
 final db equals the source final db passed through the same localization.  tau2's own
 `EnvironmentEvaluator` also scores each side's golden trajectory; the database rewards must
 agree.  Mismatches name the task, the action and the first differing JSON paths.
+
+`arm` (jtau.arms) verifies an arm the same way: its folder (built if needed), its environment
+(tau2's own for `en`), and the arm's conversion of the source's final db.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
 from loguru import logger
 
+from jtau.arms import JTAU_ARM, arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
@@ -197,7 +201,7 @@ def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
 
 def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = None,
            rewards: bool = True, tasks: set[str] | None = None, progress=None,
-           jobs: int = 1) -> tuple[list[TaskCheck], float]:
+           jobs: int = 1, arm: str = JTAU_ARM) -> tuple[list[TaskCheck], float]:
     if domain not in RUNTIME:
         raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
     require_tau2_data()  # tau2's environments read their policy from tau2's own data folder
@@ -211,9 +215,14 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     rules = load_rules(domain)
     source, _ = load_repaired(rules, root, source_dir)
     maps = load_maps(maps_dir(root))
+    profile = arm_named(arm)
+    if arm != JTAU_ARM:
+        from jtau.arm_folders import arm_folder
+
+        out_dir = arm_folder(domain, arm, root, source_dir)
     localized = LocalizedDomain.read(out_dir, rules)
-    jtau = runtime.ja(out_dir, maps, rules)
-    loc = Localizer.for_rules(maps, rules)
+    localized_environment = runtime.arm_environment(profile, out_dir, maps, rules)
+    loc = Localizer.for_rules(maps, rules, profile)
 
     source_dbs, localized_dbs = runtime.databases(source.db), runtime.databases(localized.db)
 
@@ -221,7 +230,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
         return source_dbs.environment(source_environment, solo_mode=solo_mode, **options)
 
     def make_localized(solo_mode=False, **options):
-        return localized_dbs.environment(jtau.get_environment, solo_mode=solo_mode, **options)
+        return localized_dbs.environment(localized_environment, solo_mode=solo_mode, **options)
 
     source_start = runtime.dump(make_source(**runtime.env_options(None)))
     localized_start = runtime.dump(make_localized(**runtime.env_options(None)))

@@ -199,17 +199,25 @@ def _domain_dir(rules: DomainRules, source: Path | None) -> Path:
         raise InputError(f"{root} ({origin}): found {_described(other)}, expected {_described(rules.name)}") from None
 
 
-def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
+def read_raw(rules: DomainRules, source: Path | None = None) -> tuple[Path, dict[str, bytes]]:
+    """The source folder of a domain and the bytes of every file jtau reads from it."""
     files = rules.files
-    needed = needed_files(files)
     folder = _domain_dir(rules, source)
-    raw = {name: (folder / name).read_bytes() for name in needed}
+    raw = {name: (folder / name).read_bytes() for name in needed_files(files)}
     for name in [*files.copy_, *files.task_subsets]:
         if (folder / name).is_file():
             raw[name] = (folder / name).read_bytes()
     task_names = glob_names(folder, files.task_files) if files.task_files else []
     document_names = glob_names(folder, files.documents) if files.documents else []
     raw.update({name: (folder / name).read_bytes() for name in [*task_names, *document_names]})
+    return folder, raw
+
+
+def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
+    files = rules.files
+    folder, raw = read_raw(rules, source)
+    task_names = glob_names(folder, files.task_files) if files.task_files else []
+    document_names = glob_names(folder, files.documents) if files.documents else []
     db = read_db(folder, files, raw)
     check_domain(rules, db, folder)
     tasks = read_task_files(folder, task_names, raw) if files.task_files else \

@@ -3,6 +3,13 @@
 The kinds are the vocabulary of the domain rules (`src/jtau/rules/*.yaml`).  A value no map
 covers raises `Unmapped`; the caller reports it with its JSON path.  Everything here is a
 pure function of the maps: the same value always gives the same result.
+
+A localizer localizes for one arm (jtau.arms, default `ja`: everything): a kind the arm does not
+localize is kept as it is (`localizes`): the catalog's words follow the arm's text language
+(`LANGUAGE_KINDS`), every other kind its entity locale.  A format (swap/formats.py) is written in
+the frame of the text language around fields converted by their own kinds, unless the maps also
+hold its values whole (banking's descriptions and merchants, and the formats inside them): such a
+value is an entity like a name, written in J-tau's form or kept.
 """
 
 from __future__ import annotations
@@ -10,10 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from jtau.arms import ARMS, JTAU_ARM, LANGUAGE_KINDS, Arm
 from jtau.maps.model import EntityMaps
 from jtau.swap import banking
 from jtau.swap.formats import convert as convert_format
-from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen
+from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen, yen_in
 
 USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
 EMAIL = re.compile(r"^([a-z]+)(\.?)([a-z]*)(\d*)@(.+)$")
@@ -37,8 +45,10 @@ class Unmapped(Exception):
 
 
 class Localizer:
-    def __init__(self, maps: EntityMaps):
+    def __init__(self, maps: EntityMaps, arm: Arm | None = None):
         self.maps = maps
+        self.arm = arm or ARMS[JTAU_ARM]
+        self.text_frames: set[str] = set()  # format kinds whose frame follows the text language
         self.seen: dict[str, dict[str, set[str]]] = {}  # kind -> target -> source values (KEYS)
         people, places = maps.people, maps.places
         self.given_lower = {k.lower(): v for k, v in people.given_names.items()}
@@ -86,30 +96,60 @@ class Localizer:
         }
 
     @classmethod
-    def for_rules(cls, maps: EntityMaps, rules) -> "Localizer":
-        """The localizer of a domain: the maps, its formats and its sentinels."""
-        return cls(maps).use_formats(rules.formats).keep(rules.sentinels)
+    def for_rules(cls, maps: EntityMaps, rules, arm: Arm | None = None) -> "Localizer":
+        """The localizer of a domain for an arm (default `ja`): the maps, its formats and its sentinels."""
+        return cls(maps, arm).use_formats(rules.formats).keep(rules.sentinels)
 
     @property
     def kinds(self) -> list[str]:
         return sorted(self.converters)
 
+    def localizes(self, kind: str) -> bool:
+        """Whether this localizer's arm converts values of `kind` (else they stay the source's)."""
+        if kind in LANGUAGE_KINDS:
+            return self.arm.japanese_text
+        if kind in self.text_frames:
+            return self.arm.japanese_text or self.arm.localizes_entities
+        return self.arm.localizes_entities
+
     def use_formats(self, formats: dict[str, list]) -> "Localizer":
         """Add the domain's formatted-text kinds (rules `formats`, see swap/formats.py)."""
+        whole = {kind for kind in formats if kind in self.converters}  # values the maps also hold whole
+        pending = list(whole)
+        while pending:  # the formats inside them are written like them
+            for fmt in formats.get(pending.pop(), []):
+                for inner in fmt.kinds.values():
+                    if inner in formats and inner not in whole:
+                        whole.add(inner)
+                        pending.append(inner)
+        self.text_frames = set(formats) - whole
         for kind, table in formats.items():
-            def converter(value, kind=kind, table=table, first=self.converters.get(kind)):
+            language = self.arm.text if kind in self.text_frames else "ja"
+
+            def field(inner, value, language=language):
+                return self.money_notation(value, language) if inner == "money_text" else self.convert(inner, value)
+
+            def converter(value, kind=kind, table=table, first=self.converters.get(kind), field=field,
+                          language=language):
                 if first is not None:  # a kind with a map (banking's descriptions): the map first
                     try:
                         return first(value)
                     except Unmapped:
                         pass
-                result = convert_format(table, value, self.convert) if isinstance(value, str) else None
+                result = convert_format(table, value, field, language) if isinstance(value, str) else None
                 if result is None:
                     raise Unmapped(kind, value, "matches none of the rules' formats" +
                                    (" and is not in the maps" if first else ""))
                 return result
             self.converters[kind] = converter
         return self
+
+    def money_notation(self, value, language: str) -> str:
+        """An amount of a format's text (`money_text`) in the arm's money and `language`'s notation:
+        `200円`, `¥200`, or the source's `$2.0` (the source's figure as written)."""
+        if not self.arm.localizes_entities:
+            return f"${value}"
+        return yen_in(language, self.money(value), self.maps.locale.currency.suffix)
 
     def keep(self, values) -> "Localizer":
         """Values kept as they are whatever the kind (the rules' sentinels)."""
@@ -125,6 +165,8 @@ class Localizer:
             converter = self.converters[kind]
         except KeyError:
             raise Unmapped(kind, value, f"unknown kind {kind!r} (known: {', '.join(self.kinds)})") from None
+        if not self.localizes(kind):
+            return value
         result = converter(value)
         if kind in KEYS and isinstance(value, str):
             self.seen.setdefault(kind, {}).setdefault(result, set()).add(value)
@@ -216,6 +258,8 @@ class Localizer:
     def option_value(self, value, option: str):
         """The value of option `option` (its English name): the option's own rendering if the
         catalog gives one (option_overrides), else the global one."""
+        if not self.localizes("option_value"):
+            return value
         own = self.maps.catalog.option_overrides.get(option, {})
         return own[value] if isinstance(value, str) and value in own else self.convert("option_value", value)
 

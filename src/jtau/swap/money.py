@@ -45,6 +45,18 @@ def format_yen(amount: int, suffix: str) -> str:
     return f"{amount:,}{suffix}"
 
 
+YEN_SIGN = "¥"
+
+
+def yen_in(language: str, amount, suffix: str) -> str:
+    """A yen amount as text of `language` writes it: `12,300円` in Japanese, `¥12,300` in English
+    (jtau.arms: J-tau's money in an English-text arm); a negative amount keeps its sign first."""
+    if language == "ja":
+        return format_yen(amount, suffix)
+    sign, amount = ("-", -amount) if amount < 0 else ("", amount)
+    return f"{sign}{YEN_SIGN}{amount:,}"
+
+
 # --- arithmetic expressions (the `calculate` tool) -------------------------------------
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)

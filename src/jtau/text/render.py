@@ -1,13 +1,20 @@
 """Fill a template with the localized values of its entities, written the Japanese way:
-family name first (`鈴木 芽衣`), `12,300円`, `5月23日`, `関西国際空港（KIX）`."""
+family name first (`鈴木 芽衣`), `12,300円`, `5月23日`, `関西国際空港（KIX）`.
+
+For another arm (jtau.arms) an entity reads by its locale and the text's language
+(docs/ARMS.md): the source's entities keep the surface the source gives them (`Mei Brown`, `JFK`,
+and amounts in dollars, `$348`), J-tau's are J-tau's values; notation follows the text language
+(`5月23日` / `May 23`, `34,800円` / `¥34,800`, glossary terms in Japanese or as written).
+"""
 
 from __future__ import annotations
 
 import re
 
+from jtau.arms import JTAU_ARM
 from jtau.glossary import EMPTY, Glossary
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.swap.money import format_yen, to_decimal
+from jtau.swap.money import YEN_SIGN, format_yen, to_decimal
 from jtau.text.template import PLACEHOLDER, Entity, Template
 from jtau.text.recognize import MONTHS
 
@@ -18,6 +25,14 @@ THOUSANDS = re.compile(r"\d[kK](?!\w)")  # "$100k"
 # banking_knowledge's text entities -> the kind that converts them (swap/localizer.py)
 BANK_KINDS = {"BANK_PERSON": "bank_person", "BANK_ADDRESS": "bank_address", "BANK_PHONE": "bank_phone",
               "MERCHANT": "merchant", "BANK_PRODUCT": "bank_product", "BANK_DATE": "date_mdy"}
+# text entities that are words of the text's language, not facts of a locale (jtau.arms)
+LANGUAGE_ENTITIES = frozenset({"TERM", "DATE", "BANK_PRODUCT"})
+# the kinds `Renderer.entity` converts; any other placeholder is a frozen token, kept as written
+ENTITY_KINDS = frozenset({"PERSON", "GIVEN_NAME", "FAMILY_NAME", "USER_ID", "EMAIL", "AIRPORT", "CITY",
+                          "PREFECTURE", "REGION", "ZIP", "STREET", "PHONE", "COUNTRY", "STREET_ADDRESS", "SUITE",
+                          "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", *BANK_KINDS})
+# a source amount's words ("500 dollars", "200 bucks", "100 USD") that the dollar sign says
+DOLLAR_WORDS = re.compile(r"\s*(?:dollars?|bucks|USD)\b")
 
 
 class Renderer:
@@ -25,9 +40,14 @@ class Renderer:
         self.loc, self.glossary = loc, glossary
         self.maps = loc.maps
         self.city_as_address = city_as_address  # a city in text is the db's address city (retail)
+        self.arm = loc.arm  # the arm the localizer localizes for
 
     def entity(self, entity: Entity) -> str:
-        """The Japanese text of one entity occurrence."""
+        """The text of one entity occurrence (J-tau's: Japanese)."""
+        if self.arm.name != JTAU_ARM:
+            written = self.in_arm(entity)
+            if written is not None:
+                return written
         kind, value = entity.kind, entity.value
         places = self.maps.places
         if kind == "PERSON":
@@ -78,8 +98,39 @@ class Renderer:
             return self.loc.convert(BANK_KINDS[kind], value[0])
         return entity.surface  # frozen tokens: ids, flight numbers
 
-    def money(self, surface: str) -> str:
-        """`$14.50` -> `1,450円`; `$100k` -> `10,000,000円`; a range `$3-4k` -> `300,000〜400,000円`."""
+    def in_arm(self, entity: Entity) -> str | None:
+        """How an entity reads in this arm where it reads otherwise than in `ja` (None: as in `ja`)."""
+        kind, arm = entity.kind, self.arm
+        if kind == "NUMBER" or kind not in ENTITY_KINDS:
+            return None  # frozen tokens and non-money figures read as in every arm
+        if kind in LANGUAGE_ENTITIES:
+            return None if arm.japanese_text else entity.surface
+        if kind == "MONEY":
+            if not arm.localizes_entities:
+                return self.dollars(entity.surface) if arm.japanese_text else entity.surface
+            return None if arm.japanese_text else self.money(entity.surface, "en")
+        if not arm.localizes_entities:
+            return entity.surface
+        if kind == "AIRPORT" and not arm.japanese_text:  # `KIX`, `KMI (宮崎)`: as the source names airports
+            airport = self.maps.places.airports[entity.value[0]]
+            city = f" ({self.maps.places.cities[airport.city].name})" if "(" in entity.surface else ""
+            return airport.code + city
+        return None
+
+    @staticmethod
+    def dollars(surface: str) -> str:
+        """A source amount in Japanese text: the source's figures with the dollar sign (`$348`,
+        `$1,628`; "200 bucks" -> `$200`; `$3-4k` -> `$3,000-4,000`, no English `k`): the db and the
+        tools hold dollars so written."""
+        if THOUSANDS.search(surface):
+            return "$" + "-".join(f"{(to_decimal(n) * 1000).normalize():,f}" for n in MONEY_NUMBER.findall(surface))
+        if surface.lstrip("-").startswith("$"):
+            return DOLLAR_WORDS.sub("", surface)
+        return "$" + DOLLAR_WORDS.sub("", surface)
+
+    def money(self, surface: str, language: str = "ja") -> str:
+        """`$14.50` -> `1,450円`; `$100k` -> `10,000,000円`; a range `$3-4k` -> `300,000〜400,000円`;
+        in English text `¥1,450`, `¥300,000-400,000`."""
         scale = 1000 if THOUSANDS.search(surface) else 1
         suffix = self.maps.locale.currency.suffix
         amounts = []
@@ -90,6 +141,8 @@ class Renderer:
                 amounts.append(f"{yen.normalize():f}")
             else:
                 amounts.append(format_yen(self.loc.convert("money", str(amount)), ""))
+        if language != "ja":
+            return YEN_SIGN + "-".join(amounts)
         return "〜".join(amounts) + suffix
 
     @staticmethod
@@ -101,13 +154,24 @@ class Renderer:
 
     def render(self, target: str, template: Template) -> str:
         """Replace each placeholder of `target` (a translation of `template`, or the
-        template itself) with its entity's Japanese text."""
+        template itself) with its entity's text."""
         values = {name: self.entity(entity) for name, entity in template.entities}
-
-        def fill(match: re.Match) -> str:
+        out, last, previous = [], 0, ""
+        for match in PLACEHOLDER.finditer(target):
             name = match[1]
             if name not in values:
                 raise Unmapped("placeholder", name, "not in the template")
-            return values[name]
+            value = values[name]
+            # a Japanese template glues an address's parts ({PREFECTURE_1}{CITY_1}); the source's
+            # Latin values stay apart in another arm ("WA Seattle", not "WASeattle")
+            if self.arm.name != JTAU_ARM and match.start() == last and last and _latin(previous[-1:]) \
+                    and _latin(value[:1]):
+                value = " " + value
+            out += [target[last:match.start()], value]
+            last, previous = match.end(), value
+        out.append(target[last:])
+        return "".join(out)
 
-        return PLACEHOLDER.sub(fill, target)
+
+def _latin(char: str) -> bool:
+    return char.isascii() and char.isalnum()

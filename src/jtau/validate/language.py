@@ -112,6 +112,18 @@ def latin_of(names) -> frozenset[str]:
     return frozenset(word for name in names for word in LATIN_WORD.findall(name))
 
 
+def source_entity_words(maps) -> frozenset[str]:
+    """The Latin words of the source's entities (the maps' source side: names, places, streets,
+    banking's people, addresses, merchants and words): a Japanese text of an arm with the source's
+    entities (`ja-text`) writes them as the source does (`Mei Brown`, `New York`)."""
+    from jtau.validate.leaks import leak_terms
+
+    banking = maps.banking
+    return latin_of([*leak_terms(maps), *banking.people, *banking.addresses, *banking.merchants, *banking.text_words,
+                     *banking.descriptions, *maps.locale.timezones,
+                     *(a.city for a in maps.places.airports.values())])
+
+
 def prose_lines(source: list[str], output: list[str]):
     """(line number, source line, output line) outside ``` code fences (code is kept as written)."""
     fenced = False

@@ -15,9 +15,10 @@ YEN_SUFFIX = "円"
 
 
 def check_amounts(src, out, patterns: list[str], rate: Decimal, file: str,
-                  prefix: tuple = ()) -> tuple[list[str], int]:
+                  prefix: tuple = (), whole: bool = True) -> tuple[list[str], int]:
     """Walk the money paths of source and output side by side (keys may be renamed, order
-    is kept).  Returns errors and the number of amounts checked."""
+    is kept).  Returns errors and the number of amounts checked.  `whole=False` (an arm with the
+    source's money, rate 1): each amount is the source's, as the source writes it."""
     errors: list[str] = []
     checked = 0
     for pattern in patterns:
@@ -27,6 +28,11 @@ def check_amounts(src, out, patterns: list[str], rate: Decimal, file: str,
             if source_value is None and value is None:  # an optional amount not set
                 continue
             checked += 1
+            if not whole:
+                if value != source_value:
+                    errors.append(f"{file}: {jsonpath.format_path(prefix + o_path)}: {value!r}, the source has "
+                                  f"{source_value!r}")
+                continue
             if isinstance(value, str) and WHOLE_YEN.match(value):  # banking's "101,480円", "1500000"
                 value = int(value.rstrip(YEN_SUFFIX).replace(",", ""))
             if isinstance(value, bool) or not isinstance(value, int):

@@ -1,9 +1,16 @@
-"""Run every check on a localized domain against its source; collect errors and numbers."""
+"""Run every check on a localized domain against its source; collect errors and numbers.
+
+For an arm other than `ja` (jtau.arms) the invariants that apply: schema, money (J-tau's
+entities: rate x source as integers; the source's: the source's amounts), references,
+identities and distinct values for every arm; no leak where the entities are J-tau's; the
+Japanese-language QA where the text is Japanese (the source's names, places and emails allowed
+where the entities are the source's)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.domain import LocalizedDomain
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules, identities
@@ -34,10 +41,11 @@ def _patterns(table: dict[str, str], *kinds: str) -> list[str]:
 
 
 def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps,
-                    rules: DomainRules, glossary: Glossary = EMPTY) -> Report:
+                    rules: DomainRules, glossary: Glossary = EMPTY, arm: Arm | None = None) -> Report:
     report = Report()
     files = rules.files
-    rate = maps.locale.currency.rate
+    arm = arm or ARMS[JTAU_ARM]
+    rate = maps.locale.currency.rate if arm.localizes_entities else 1
     if isinstance(files.db, str) and "db" in rules.schemas:
         report.add("schema", check_schema(out.db, rules.schemas["db"], files.db))
     for name in files.db_files if not isinstance(files.db, str) else []:  # one schema per db file
@@ -50,7 +58,9 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         report.errors.append(f"{files.tasks}: task ids differ from the source")
         return report
 
-    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, *MONEY_KINDS), rate, files.db_label)
+    whole = arm.localizes_entities  # yen are whole; the source's dollars are as the source has them
+    errors, checked = money.check_amounts(source.db, out.db, _patterns(rules.db, *MONEY_KINDS), rate, files.db_label,
+                                          whole=whole)
     report.add("db amounts = rate x source", errors, checked)
     task_money = 0
     money_tools = {tool: (_patterns(table, *MONEY_KINDS), _patterns(table, "money_expression"))
@@ -62,7 +72,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
             continue
         prefix = path + ("arguments",)
         errors, checked = money.check_amounts(s_action.get("arguments"), o_action.get("arguments"),
-                                              amounts, rate, files.tasks, prefix)
+                                              amounts, rate, files.tasks, prefix, whole=whole)
         report.errors += errors
         task_money += checked
         report.errors += money.check_expressions(s_action.get("arguments"), o_action.get("arguments"),
@@ -84,18 +94,23 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         errors, checked = integrity.check_passengers(source.db, out.db, action_pairs, rules, files.tasks)
         report.add("passengers matched", errors, checked)
 
-    regex = leaks.leak_regex(maps)
-    found = leaks.find_leaks(out.db, files.db_label, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
-    for name, text in out.policies.items():
-        found += leaks.find_leaks({"text": text}, name, regex)
-    for name, document in out.documents.items():
-        found += leaks.find_leaks(document, name, regex)
-    report.add("leaks", found, len(found))
+    if arm.localizes_entities:
+        regex = leaks.leak_regex(maps)
+        found = leaks.find_leaks(out.db, files.db_label, regex) + leaks.find_leaks(out.tasks, files.tasks, regex)
+        for name, text in out.policies.items():
+            found += leaks.find_leaks({"text": text}, name, regex)
+        for name, document in out.documents.items():
+            found += leaks.find_leaks(document, name, regex)
+        report.add("leaks", found, len(found))
     if rules.cited_tool and source.documents:
         errors, checked = integrity.check_cited_tools(source.documents, out.documents, rules)
         report.add("tool names the documents cite (as the source)", errors, checked)
 
+    if not arm.japanese_text:
+        return report
     names = language.latin_of(maps.banking.merchants.values()) if rules.text_lexicon == "banking" else frozenset()
+    if not arm.localizes_entities:  # the source's names, places and merchants, as the source writes them
+        names |= language.source_entity_words(maps)
     errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs, names)
     report.add("text fields checked (language QA)", errors, checked)
     report.warnings += warnings  # listed by validate and localize --report, counted by localize

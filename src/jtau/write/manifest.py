@@ -8,10 +8,12 @@ from jtau import __version__
 
 
 def manifest(domain: str, locale: str, rate, source_digests: dict[str, str],
-             input_digests: dict[str, str], outputs: dict[str, bytes]) -> dict:
+             input_digests: dict[str, str], outputs: dict[str, bytes], arm: str | None = None) -> dict:
+    """`arm`: the arm (jtau.arms) of a folder that is not J-tau itself (J-tau's manifest has none)."""
     return {
         "jtau_version": __version__,
         "domain": domain,
+        **({"arm": arm} if arm else {}),
         "locale": locale,
         "exchange_rate": {"from": "USD", "to": "JPY", "rate": int(rate)},
         "source": dict(sorted(source_digests.items())),

@@ -1,0 +1,159 @@
+"""Where an arm's files are (jtau.arms): J-tau's in the repository, the other arms in a cache,
+built by the pipeline the first time they are asked for.
+
+Only `ja` is committed (`data/domains/<domain>/`).  `en`, `ja-entities` and `ja-text` are pure
+functions of what the repository already holds (source, maps, rules, glossary, memory, repairs,
+jtau's code), so committing them would triple the data (50 MB, 37 MB of it telecom) and every
+map or memory change would rewrite four copies.  Instead `arm_folder(domain, arm)` returns
+
+    $JTAU_CACHE/arms/<domain>/<arm>-<key>/      (default ~/.cache/jtau; JTAU_CACHE=off: a
+                                                 temporary folder removed when the process ends)
+
+where `key` digests every input: the source files' bytes, the entity maps, the domain's rules,
+the glossaries, the task repairs, the translation memory, jtau's version and its code, the arm.
+A folder with that key is the arm for those inputs, byte for byte (the pipeline is
+deterministic); a changed input is a new key, built once, and the arm's older folders are
+removed.  Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
+nobody asks for cost nothing.  The build is offline (an arm never needs new translation),
+validated, and written whole or not at all (write.replace_folder); concurrent builders (threads
+of a tau2 run, processes) build it once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from jtau import __version__
+from jtau.arms import JTAU_ARM, arm as arm_named
+from jtau.errors import CheckFailed, InputError
+from jtau.listing import first
+from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir
+
+CACHE_VERSION = "jtau-arms-1"
+_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
+_TEMPORARY: list[Path] = []
+
+
+def cache_dir() -> Path:
+    """The arms' cache: $JTAU_CACHE/arms, else ~/.cache/jtau/arms (as the YAML cache); with
+    JTAU_CACHE=off a temporary folder of this process."""
+    setting = os.environ.get("JTAU_CACHE")
+    if setting == "off":
+        if not _TEMPORARY:
+            _TEMPORARY.append(Path(tempfile.mkdtemp(prefix="jtau-arms-")))
+            atexit.register(shutil.rmtree, _TEMPORARY[0], True)
+        return _TEMPORARY[0]
+    base = Path(setting) if setting else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jtau"
+    return base / "arms"
+
+
+def arm_folder(domain: str, arm: str, root: Path | None = None, source: Path | None = None,
+               out: Path | None = None) -> Path:
+    """The folder of `arm` of `domain`: J-tau's committed folder (or `out`/<domain>) for `ja`;
+    for another arm its cache folder, built now if it is not there yet."""
+    arm_named(arm)  # a ValueError naming the arms
+    root = root or project_root()
+    if arm == JTAU_ARM:
+        return (out / domain) if out else default_out(root, domain)
+    folder = cache_dir() / domain / f"{arm}-{input_key(domain, arm, root, source)[:16]}"
+    if (folder / "manifest.json").is_file():
+        return folder
+    with _lock(str(folder)):
+        if not (folder / "manifest.json").is_file():
+            build(domain, arm, root, source, folder)
+            _remove_older(folder)
+    return folder
+
+
+def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
+    """Build `arm` of `domain` with the pipeline (offline) and write it whole into `folder`;
+    raise on a validation error (nothing written).  Returns the pipeline's Localization."""
+    from jtau.pipeline import Options, localize
+    from jtau.write import replace_folder
+
+    result = localize(domain, root, source, options=Options(offline=True, arm=arm))
+    if result.report.errors:
+        raise CheckFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
+                          first(result.report.errors))
+    replace_folder(folder, result.outputs, warn=result.notes.append)
+    return result
+
+
+def input_key(domain: str, arm: str, root: Path, source: Path | None = None) -> str:
+    """The digest of everything an arm's folder is made from (see the module's docstring)."""
+    from jtau.rules import load_rules
+    from jtau.source.load import read_raw
+
+    rules = load_rules(domain)
+    digest = hashlib.sha256(f"{CACHE_VERSION}\0{__version__}\0{code_digest()}\0{domain}\0{arm}\0".encode())
+    _, raw = read_raw(rules, source)
+    files = {f"source/{name}": data for name, data in raw.items()}
+    locale_glossary = glossary_path(root, "ja")
+    inputs = [*sorted(maps_dir(root).glob("*.yaml")), locale_glossary, glossary_path(root, "ja", domain),
+              *sorted(patches_dir(root, domain).glob("*.yaml")), tm_dir(root) / f"{domain}.jsonl"]
+    files.update({str(path.relative_to(root)): path.read_bytes() for path in inputs if path.is_file()})
+    for name in sorted(files):
+        digest.update(f"{name}\0{hashlib.sha256(files[name]).hexdigest()}\n".encode())
+    return digest.hexdigest()
+
+
+_CODE: list[str] = []
+
+
+def code_digest() -> str:
+    """A digest of jtau's own files (its code, rules, schemas, runtime texts): a changed jtau
+    builds its arms again even under the same version number."""
+    if not _CODE:
+        package = Path(__file__).parent
+        digest = hashlib.sha256()
+        for path in sorted(package.rglob("*")):
+            if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".md"}:
+                digest.update(f"{path.relative_to(package)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
+        _CODE.append(digest.hexdigest())
+    return _CODE[0]
+
+
+class _lock:
+    """One builder of a folder at a time: a thread lock, and a file lock for other processes."""
+
+    def __init__(self, key: str):
+        with _LOCKS_GUARD:
+            self.thread_lock = _LOCKS.setdefault(key, threading.Lock())
+        self.path = Path(key + ".lock")
+
+    def __enter__(self):
+        self.thread_lock.acquire()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(self.path, "w")
+            fcntl.flock(self.file, fcntl.LOCK_EX)
+        except OSError as exc:
+            self.thread_lock.release()
+            raise InputError(f"{self.path.parent}: cannot build an arm here: {exc.strerror or exc} "
+                             "(set JTAU_CACHE to a writable folder)") from None
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.file, fcntl.LOCK_UN)
+        self.file.close()
+        self.thread_lock.release()
+
+
+def _remove_older(folder: Path) -> None:
+    """The arm's folders built from other inputs (and their lock files): replaced by this one."""
+    prefix = folder.name.rsplit("-", 1)[0] + "-"
+    for other in folder.parent.glob(prefix + "*"):
+        stem = other.name.removesuffix(".lock")
+        if stem != folder.name and stem[len(prefix):].isalnum() and len(stem) - len(prefix) == 16:
+            if other.is_dir():
+                shutil.rmtree(other, ignore_errors=True)
+            else:
+                other.unlink(missing_ok=True)

