@@ -41,21 +41,22 @@ class Calibration:
     server_errors: list[str]
 
 
-def scripted_server(plan_domains: Iterable[str], deviations: Iterable[Deviation] = ()) -> ScriptedServer:
-    """A server that knows the tasks of every registered domain the plan may meet (the
-    English-prompted customer reads an English-text arm's scenario)."""
+def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
+                    deviations: Iterable[Deviation] = (), task_ids: list[str] | None = None,
+                    num_tasks: int | None = None) -> ScriptedServer:
+    """A server that knows the tasks of the arms an experiment meets: its own, and the English
+    twin whose scenario the English-prompted customer reads (ja-entities for ja, en for ja-text)."""
+    from jtau.arms import arm_domain
     from jtau.retention.canonical import rules_of
+    from jtau.runtime.arms import tasks_of
     from jtau.runtime.tau2_entry import register, tau2_tasks
+    from jtau.runtime.user import EN_PROMPT_DIRECTIVE
 
-    names = set(register())
-    wanted = [d for d in names if d.rpartition("_")[0] in set(plan_domains)]
-    marker = None
-    try:
-        from jtau.runtime.user import EN_PROMPT_DIRECTIVE as marker  # noqa: N811
-    except ImportError:
-        pass
-    return ScriptedServer(wanted, lambda d: [t.model_dump(mode="json") for t in tau2_tasks(d)], deviations,
-                          marker, rules_of)
+    register()
+    twins = {"ja": "ja-entities", "ja-text": "en"}
+    wanted = {arm_domain(d, a) for d in domains for arm in arms for a in (arm, twins.get(arm, arm))}
+    ids = {str(t.id) for d in domains for t in tau2_tasks(arm_domain(d, "ja"), task_ids, num_tasks)}
+    return ScriptedServer(sorted(wanted), tasks_of, deviations, EN_PROMPT_DIRECTIVE, rules_of, ids)
 
 
 def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str], trials: int = 2,
@@ -71,7 +72,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
 
-    with scripted_server(domains, deviations) as server:
+    with scripted_server(domains, arms, deviations, task_ids, num_tasks) as server:
         plan = scripted_plan(domains, arms, users, trials, task_ids, num_tasks, retrieval_config=retrieval_config,
                              url=server.url)
         run_experiment(folder, plan, concurrency, max_retries=0, on_progress=on_progress)

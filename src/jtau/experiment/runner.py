@@ -238,7 +238,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     """Register J-tau in tau2 and load every side's tasks: (tau2 domain -> tasks, tau2 domain ->
     J-tau dataset digest).  The sides of one domain run the same task ids."""
     from jtau.runtime.simulate import redact_run_records
-    from jtau.runtime.tau2_entry import dataset_folders, greet_in_domain_language, register, set_judge, tau2_tasks
+    from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
 
     registered = set(register())
     greet_in_domain_language()
@@ -248,7 +248,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     if plan.judge_key_env and os.environ.get(plan.judge_key_env):
         judge_args["api_key"] = os.environ[plan.judge_key_env]
     set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
-    tasks, folders = {}, dataset_folders()
+    tasks = {}
     for domain, _, _ in plan.units():
         if domain in tasks:
             continue
@@ -264,7 +264,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
         differ = [d for d in sides if ids[d] != ids[sides[0]]]
         if differ:
             raise InputError(f"{differ[0]} and {sides[0]} have different tasks: sides of {base} must run the same ids")
-    return tasks, {domain: dataset_digest(folders[domain]) if domain in folders else None for domain in tasks}
+    return tasks, {domain: dataset_digest(folder) if (folder := dataset_folder(domain)) else None for domain in tasks}
 
 
 def run_experiment(folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,

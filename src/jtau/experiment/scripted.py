@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from jtau.arms import split_domain
 
 AGENT, CUSTOMER, JUDGE, JUDGE_UNMET = "jtau-golden", "jtau-customer", "jtau-judge", "jtau-judge-unmet"
-MARK = re.compile(r"\[task (?P<task>[^\]]+?) · (?P<conv>c\d+)\]")
+MARK = re.compile(r" · (?P<conv>c\d+)\]")  # the end of "[task ID · c12]" (telecom's ids hold brackets)
 STOP = "###STOP###"
 PROBE = "jtau_planted_probe"  # the tool an `insert` calls: none of tau2's
 KINDS = ("insert", "drop", "malformed", "english_reply", "japanese_reply", "swap_names", "japanese_enum",
@@ -88,13 +88,17 @@ class ScriptedServer:
     """The scripted agent, customer and judge on a free port of 127.0.0.1 (a context manager).
 
     `tasks_of(domain)` gives a tau2 domain's tasks as JSON; `domains` are the domains whose
-    conversations it may meet.  `english_prompt_marker` tells the English-prompted customer."""
+    conversations it may meet, `task_ids` (None: all) the tasks (telecom's scenarios repeat
+    across tasks that differ in their initial state only: the customer tells them apart among
+    the experiment's tasks).  `english_prompt_marker` tells the English-prompted customer."""
 
     def __init__(self, domains: Iterable[str], tasks_of: Callable[[str], list[dict]],
                  deviations: Iterable[Deviation] = (), english_prompt_marker: str | None = None,
-                 rules_of: Callable[[str], object] | None = None):
+                 rules_of: Callable[[str], object] | None = None, task_ids: Iterable[str] | None = None):
         self.domains = list(dict.fromkeys(domains))
-        self.tasks = {d: {str(t["id"]): t for t in tasks_of(d)} for d in self.domains}
+        wanted = None if task_ids is None else {str(i) for i in task_ids}
+        self.tasks = {d: {str(t["id"]): t for t in tasks_of(d) if wanted is None or str(t["id"]) in wanted}
+                      for d in self.domains}
         self.deviations = list(deviations)
         self.marker = english_prompt_marker
         self.rules_of = rules_of
@@ -178,8 +182,9 @@ class ScriptedServer:
         actions = {json.dumps(((t.get("evaluation_criteria") or {}).get("actions")), sort_keys=True)
                    for _, t in candidates}
         if len(actions) > 1:
-            raise ValueError(f"the customer's scenario is task {candidates[0][1]['id']} of "
-                             f"{', '.join(d for d, _ in candidates)}, whose golden actions differ")
+            raise ValueError(f"the customer's scenario is that of {len(candidates)} tasks whose golden actions differ "
+                             f"({', '.join(sorted({str(t['id']) for _, t in candidates})[:3])} ...): run tasks "
+                             "whose scenarios differ")
         return candidates[0]
 
     def customer(self, messages: list[dict], model: str) -> dict:

@@ -57,12 +57,12 @@ def localized_space(language: str) -> bool:
 
 def rules_of(benchmark: str) -> DomainRules | None:
     """The J-tau domain rules of a tau2 domain name without its arm (`telecom-workflow` is
-    telecom's tasks under another policy: rules `tau2_variants`)."""
-    for name in available():
-        rules = load_rules(name)
-        if benchmark == name or benchmark in rules.tau2_variants:
-            return rules
-    return None
+    telecom's tasks under another policy: runtime/arms.VARIANTS)."""
+    from jtau.runtime.arms import source_of
+
+    found = source_of(f"{benchmark}_ja")
+    name = found[0] if found else benchmark
+    return load_rules(name) if name in available() else None
 
 
 @dataclass(frozen=True)

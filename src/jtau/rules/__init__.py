@@ -140,8 +140,6 @@ class DomainRules(BaseModel):
     # the db rules name; banking's tools create tables its db.json lacks)
     recognized_by: list[str] = Field(default_factory=list)
     absent_tools: list[str] = Field(default_factory=list)  # cited by the source, not in the toolkit
-    # other tau2 domain names whose tasks are this domain's (telecom-workflow: another policy)
-    tau2_variants: list[str] = Field(default_factory=list)
     # retention: a tool whose argument names the step it takes (banking's unlock of a
     # discoverable tool): tool -> that argument; the pair is one step at the route level
     route_arguments: dict[str, str] = Field(default_factory=dict)

@@ -66,10 +66,12 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     return names
 
 
-def dataset_folders(root: Path | None = None) -> dict[str, Path]:
-    """tau2 domain name -> the folder of J-tau data it runs on (for the dataset digest)."""
-    return {name: domain.folder for domain in jtau_domains(root).values()
-            for name, *_ in domain.registrations() if getattr(domain, "folder", None)}
+def dataset_folder(name: str) -> Path | None:
+    """The folder of J-tau data a registered arm runs on (for the dataset digest), made if need be."""
+    from jtau.runtime.arms import arm_of
+
+    domain = arm_of(name)
+    return domain.folder() if domain is not None else None
 
 
 def tau2_tasks(domain: str, task_ids: list[str] | None = None, num_tasks: int | None = None) -> list:
