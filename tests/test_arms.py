@@ -168,7 +168,12 @@ def test_an_arm_is_built_once_byte_for_byte_and_again_when_an_input_changes(arms
     memory.write_bytes(memory.read_bytes() + b"\n")
     assert input_key("retail", "ja-text", root) != key
     rebuilt = arm_folder("retail", "ja-text", root)
-    assert rebuilt != folder and rebuilt.is_dir() and not folder.exists()
+    assert rebuilt != folder and rebuilt.is_dir() and folder.is_dir()  # used lately (another checkout's?): kept
+    import os
+    os.utime(f"{folder}.lock", (0, 0))  # unused for long: the next build of the arm removes it
+    memory.write_bytes(memory.read_bytes() + b"\n")
+    third = arm_folder("retail", "ja-text", root)
+    assert third.is_dir() and rebuilt.is_dir() and not folder.exists()
     assert input_key("retail", "ja-entities", root) != input_key("retail", "ja-text", root)
 
 

@@ -12,8 +12,9 @@ map or memory change would rewrite four copies.  Instead `arm_folder(domain, arm
 where `key` digests every input: the source files' bytes, the entity maps, the domain's rules,
 the glossaries, the task repairs, the translation memory, jtau's version and its code, the arm.
 A folder with that key is the arm for those inputs, byte for byte (the pipeline is
-deterministic); a changed input is a new key, built once, and the arm's older folders are
-removed.  Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
+deterministic); a changed input is a new key, built once.  The arm's folders of other keys are
+removed when a new one is built, once nobody has used them for a week (each use marks its folder's
+lock file): two checkouts of different code share the cache without removing each other's.  Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
 nobody asks for cost nothing.  The build is offline (an arm never needs new translation),
 validated, and written whole or not at all (write.replace_folder); concurrent builders (threads
 of a tau2 run, processes) build it once.
@@ -65,11 +66,12 @@ def arm_folder(domain: str, arm: str, root: Path | None = None, source: Path | N
         return (out / domain) if out else default_out(root, domain)
     folder = cache_dir() / domain / f"{arm}-{input_key(domain, arm, root, source)[:16]}"
     if (folder / "manifest.json").is_file():
+        _used(folder)
         return folder
     with _lock(str(folder)):
         if not (folder / "manifest.json").is_file():
             build(domain, arm, root, source, folder)
-            _remove_older(folder)
+            _remove_unused(folder)
     return folder
 
 
@@ -147,13 +149,33 @@ class _lock:
         self.thread_lock.release()
 
 
-def _remove_older(folder: Path) -> None:
-    """The arm's folders built from other inputs (and their lock files): replaced by this one."""
+UNUSED = 7 * 24 * 3600  # seconds after which a folder of other inputs nobody used is removed
+
+
+def _used(folder: Path) -> None:
+    """Mark the folder used now (its lock file's time)."""
+    try:
+        Path(f"{folder}.lock").touch()
+    except OSError:
+        pass
+
+
+def _remove_unused(folder: Path) -> None:
+    """The arm's folders built from other inputs (and their lock files) that nobody has used for
+    UNUSED seconds; one in use by another checkout or process stays."""
+    import time
+
     prefix = folder.name.rsplit("-", 1)[0] + "-"
-    for other in folder.parent.glob(prefix + "*"):
-        stem = other.name.removesuffix(".lock")
-        if stem != folder.name and stem[len(prefix):].isalnum() and len(stem) - len(prefix) == 16:
-            if other.is_dir():
-                shutil.rmtree(other, ignore_errors=True)
-            else:
-                other.unlink(missing_ok=True)
+    now = time.time()
+    for lock in folder.parent.glob(prefix + "*.lock"):
+        stem = lock.name.removesuffix(".lock")
+        key = stem[len(prefix):]
+        if stem == folder.name or len(key) != 16 or not key.isalnum():
+            continue
+        try:
+            if now - lock.stat().st_mtime < UNUSED:
+                continue
+        except OSError:
+            continue
+        shutil.rmtree(folder.parent / stem, ignore_errors=True)
+        lock.unlink(missing_ok=True)
