@@ -104,7 +104,8 @@ from jtau.experiment.scripted import PROBE, Deviation  # noqa: E402
 GOLDEN = {  # per domain: one task with entities in its calls (CI's calibration runs many more)
     "airline": ["14"],              # cancel and rebook: user id, airports, passengers' names, yen
     "retail": ["5"],                # a lookup by name and zip, an exchange
-    "telecom": None,                # the first task of its base split
+    "telecom": ["[mms_issue]airplane_mode_on|bad_network_preference|break_apn_mms_setting|data_usage_exceeded"
+                "[PERSONA:Hard]"],  # the customer's calls on the phone, the agent's refuel
     "banking_knowledge": ["task_003"],
 }
 

@@ -458,8 +458,10 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
         results.append(analyze_pair(groups[key], a, b, permutations, bootstrap, baseline=baseline, details=details))
         if progress:
             progress(len(results), len(jobs))
-    # a cell without a pair is explained by its failures (shown, unranked) or it is an error
-    empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]]
+    # a cell without a pair is explained by its failures (shown, unranked) or by routes that were
+    # all empty (a task set where the agent calls nothing: shown, n = 0), or it is an error
+    empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]
+             and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
     if empty:
         from jtau.listing import first
 
