@@ -119,7 +119,8 @@ def test_a_tau2_run_on_j_tau_end_to_end_then_retention_import(tmp_path):
     traces = tmp_path / "traces.jsonl"
     assert jtau("retention", "import", "--tau2", str(results), "-o", str(traces)).returncode == 0
     [trace] = [json.loads(line) for line in traces.read_text().splitlines()]
-    assert (trace["benchmark"], trace["language"], trace["task_id"]) == ("airline_ja", "ja", "0")
+    assert (trace["benchmark"], trace["language"], trace["task_id"]) == ("airline", "ja", "0")
+    assert "sk-fake" not in results.read_text()  # tau2 records llm args: through jtau, keys redacted
     assert trace["actions"] == [{"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}]
 
 
