@@ -5,60 +5,75 @@ reads, a run that cannot run, and what differs between the runtimes (runtime/com
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from conftest import ROOT, jtau
+from jtau.experiment.calibrate import scripted_server
+from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, JUDGE_UNMET
 from jtau.runtime.compat import adapt_task, is_tau3, results_file
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import golden_agent_run  # noqa: E402
 
 tau3_only = pytest.mark.skipif(not is_tau3(), reason="tau2-bench 1.0.1 only (26.3 has no NL-assertion basis)")
 
 
-def test_golden_agent_scores_1_on_j_tau_and_on_tau2s_own_airline(tmp_path):
-    """Orchestrator, Japanese user simulator, overlay tools and evaluator together: tasks with a
-    booking, a cancellation with refund and a baggage change (CI runs all 50)."""
+def tau2_run(domain: str, server, save_to, task_ids: list[str], user: str = "user_simulator_ja",
+             judge: str | None = None, user_llm: str = CUSTOMER):
+    """`jtau tau2 run` of `domain` with the scripted agent and customer: the process and its results
+    (task id -> reward), as a researcher runs tau2 on J-tau."""
+    args = json.dumps(server.args())
+    command = ["tau2", "run", "--domain", domain, "--user", user, "--agent-llm", f"openai/{AGENT}",
+               "--user-llm", f"openai/{user_llm}", "--agent-llm-args", args, "--user-llm-args", args,
+               "--num-trials", "1", "--max-concurrency", "2", "--save-to", str(save_to), "--task-ids", *task_ids]
+    if judge:
+        command += ["--nl-assertions-llm", f"openai/{judge}", "--nl-assertions-llm-args", args]
+    result = jtau(*command, env={"OPENAI_API_KEY": "sk-scripted-secret-0123"})
+    path = results_file(save_to)
+    rewards = {}
+    if path.is_file():
+        rewards = {s["task_id"]: (s.get("reward_info") or {}).get("reward")
+                   for s in json.loads(path.read_text(encoding="utf-8"))["simulations"]}
+    return result, rewards
+
+
+def test_the_scripted_agent_scores_1_through_jtau_tau2_run_on_j_tau_and_its_english_twin(tmp_path):
+    """Orchestrator, both customers, overlay tools and evaluator together, through tau2's own
+    command line: tasks with a booking, a cancellation with refund and a baggage change (CI's
+    calibration runs every domain); no key in what tau2 wrote."""
     tasks = ["0", "1", "4", "14", "23"]
-    with golden_agent_run.GoldenServer({d: golden_agent_run.tasks_of(d) for d in ("airline_ja", "airline")}) as server:
-        for domain in ("airline_ja", "airline"):
-            rewards = golden_agent_run.run(domain, server, tmp_path, tasks, jobs=2)
+    with scripted_server(["airline"], ["en", "ja"], task_ids=tasks) as server:
+        for domain, user in (("airline_ja", "user_simulator_ja"), ("airline_en", "user_simulator")):
+            result, rewards = tau2_run(domain, server, tmp_path / domain, tasks, user)
+            assert result.returncode == 0, result.stderr[-2000:]
             assert rewards == {t: 1.0 for t in tasks}, (domain, server.errors)
+            assert "sk-scripted-secret-0123" not in results_file(tmp_path / domain).read_text()
     assert not server.errors
 
 
 def test_a_run_where_nothing_could_run_is_not_a_success(tmp_path):
     """The simulated user's model always fails: tau2 1.0.1 records infrastructure errors and
-    exits 0, 26.3 stops; `jtau tau2 run` exits non-zero with one line either way."""
-    with golden_agent_run.GoldenServer({"airline_ja": golden_agent_run.tasks_of("airline_ja")}) as server:
-        args = json.dumps({"api_base": server.url, "api_key": "golden"})
-        save = tmp_path / "broken"
-        result = jtau("tau2", "run", "--domain", "airline_ja", "--user", "user_simulator_ja",
-                      "--agent-llm", "openai/agent:airline_ja", "--user-llm", "openai/user:nowhere",
-                      "--agent-llm-args", args, "--user-llm-args", args, "--task-ids", "0", "1",
-                      "--num-trials", "1", "--max-concurrency", "1", "--max-retries", "0", "--save-to", str(save),
-                      env={"OPENAI_API_KEY": "golden"})
-    assert result.returncode != 0
-    if is_tau3():
-        assert result.returncode == 1
-        line = result.stderr.strip().splitlines()[-1]
-        assert line.startswith(f"error: {results_file(save)}: 2 of 2 simulations ended in infrastructure_error")
+    exits 0, 26.3 records skipped samples (jtau keeps its run going); `jtau tau2 run` exits 1
+    with one line either way."""
+    save = tmp_path / "broken"
+    with scripted_server(["airline"], ["ja"], task_ids=["0", "1"]) as server:
+        result, _ = tau2_run("airline_ja", server, save, ["0", "1"], user_llm="nowhere")
+    assert result.returncode == 1
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: {results_file(save)}: 2 of 2 simulations ended in ")
+    assert "Traceback" not in result.stdout + result.stderr
 
 
 @tau3_only
-@pytest.mark.parametrize("verdict,reward", [("met", 1.0), ("unmet", 0.0)])
+@pytest.mark.parametrize("verdict,reward", [(JUDGE, 1.0), (JUDGE_UNMET, 0.0)])
 def test_retail_ja_is_graded_by_the_judge_on_japanese_text(verdict, reward, tmp_path):
     """tau2 1.0.1 grades retail on DB + NL_ASSERTION: the judge reads J-tau's Japanese assertions
     over the Japanese conversation, and the reward is what the judge says."""
     task = "2"  # one assertion, about an amount the agent must state
-    with golden_agent_run.GoldenServer({"retail_ja": golden_agent_run.tasks_of("retail_ja")}) as server:
-        rewards = golden_agent_run.run("retail_ja", server, tmp_path, [task], jobs=1, judge=verdict)
+    with scripted_server(["retail"], ["ja"], task_ids=[task]) as server:
+        result, rewards = tau2_run("retail_ja", server, tmp_path / "run", [task], judge=verdict)
     assert rewards == {task: reward}, server.errors
     [messages] = server.judged
     sent = messages[-1]["content"]
-    localized = {t["id"]: t for t in golden_agent_run.tasks_of("retail_ja")}[task]
+    localized = {t["id"]: t for t in json.loads((ROOT / "data" / "domains" / "retail" / "tasks.json").read_text())}[task]
     for assertion in localized["evaluation_criteria"]["nl_assertions"]:
         assert assertion in sent  # the Japanese assertion, as J-tau states it
     assert "こんにちは。本日はどのようなご用件でしょうか？" in sent  # the Japanese conversation

@@ -16,8 +16,34 @@ from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, Scripted
 KEY_ENV = "JTAU_SCRIPTED_KEY"  # the scripted server takes any key; the openai client needs one
 
 
+def calibration_tasks(domain: str, count: int) -> list[str]:
+    """The first `count` tasks of a domain's base split that a scripted customer can tell apart
+    (its scenario text is no earlier task's: telecom's repeat across initial states) and in which
+    the agent calls a tool (a task where only the customer acts has no route to compare)."""
+    from jtau.arms import arm_domain
+    from jtau.experiment.scripted import scenario_texts
+    from jtau.runtime.arms import tasks_of
+    from jtau.runtime.tau2_entry import register, tau2_tasks
+
+    register()
+    name = arm_domain(domain, "ja")
+    base = {str(t.id) for t in tau2_tasks(name)}
+    chosen, seen = [], set()
+    for task in tasks_of(name):
+        scenario = tuple(scenario_texts(task))
+        actions = (task.get("evaluation_criteria") or {}).get("actions") or []
+        if str(task["id"]) not in base or scenario in seen or not any(
+                a.get("requestor", "assistant") == "assistant" for a in actions):
+            continue
+        seen.add(scenario)
+        chosen.append(str(task["id"]))
+        if len(chosen) == count:
+            break
+    return chosen
+
+
 def scripted_plan(domains: list[str], arms: list[str], users: list[str], trials: int = 2,
-                  task_ids: list[str] | None = None, num_tasks: int | None = None, seed: int = 300,
+                  task_ids: list[str] | dict | None = None, num_tasks: int | None = None, seed: int = 300,
                   retrieval_config: str | None = None, judge: str = JUDGE, url: str = "") -> Plan:
     """The plan of a calibration: the scripted agent and customer (and judge, on tau2-bench 1.0.1)
     behind `url`; the address is the only llm arg (the server takes any key)."""
@@ -42,7 +68,7 @@ class Calibration:
 
 
 def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
-                    deviations: Iterable[Deviation] = (), task_ids: list[str] | None = None,
+                    deviations: Iterable[Deviation] = (), task_ids: list[str] | dict | None = None,
                     num_tasks: int | None = None) -> ScriptedServer:
     """A server that knows the tasks of the arms an experiment meets: its own, and the English
     twin whose scenario the English-prompted customer reads (ja-entities for ja, en for ja-text)."""
@@ -54,9 +80,13 @@ def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
 
     register()
     twins = {"ja": "ja-entities", "ja-text": "en"}
-    wanted = {arm_domain(d, a) for d in domains for arm in arms for a in (arm, twins.get(arm, arm))}
-    ids = {str(t.id) for d in domains for t in tau2_tasks(arm_domain(d, "ja"), task_ids, num_tasks)}
-    return ScriptedServer(sorted(wanted), tasks_of, deviations, EN_PROMPT_DIRECTIVE, rules_of, ids)
+    names = {arm_domain(d, a) for d in domains for arm in arms for a in (arm, twins.get(arm, arm))}
+    def wanted(domain: str) -> set[str]:
+        return set((task_ids.get(domain) if isinstance(task_ids, dict) else task_ids) or ())
+
+    ids = {str(t.id) for d in domains for t in tau2_tasks(arm_domain(d, "ja"), None, None if wanted(d) else num_tasks)
+           if not wanted(d) or str(t.id) in wanted(d)}
+    return ScriptedServer(sorted(names), tasks_of, deviations, EN_PROMPT_DIRECTIVE, rules_of, ids)
 
 
 def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str], trials: int = 2,
@@ -72,6 +102,9 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
 
+    if task_ids is None and num_tasks is not None:
+        task_ids = {d: calibration_tasks(d, num_tasks) for d in domains}
+        num_tasks = None
     with scripted_server(domains, arms, deviations, task_ids, num_tasks) as server:
         plan = scripted_plan(domains, arms, users, trials, task_ids, num_tasks, retrieval_config=retrieval_config,
                              url=server.url)

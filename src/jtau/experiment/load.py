@@ -21,6 +21,15 @@ def temperature_of(plan: dict, where: str) -> float:
     return float(value)
 
 
+def takes_retrieval(domain: str) -> bool:
+    """Whether a domain's runs depend on the retrieval configuration (banking_knowledge)."""
+    from jtau.runtime.arms import source_of
+    from jtau.runtime.domains import RUNTIME
+
+    found = source_of(domain)
+    return bool(found and RUNTIME[found[0]].retrieval)
+
+
 def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
     """(manifest, traces) of an experiment folder, in a stable order."""
     manifest = read_manifest(folder)
@@ -36,7 +45,8 @@ def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
             raise InputError(f"{path}: not a simulation of a jtau experiment ({type(exc).__name__}: {exc})") from None
         base, arm = split_domain(domain)
         info = RunInfo(plan["agent_llm"], base, arm.name if arm else "en", temperature, user,
-                       plan.get("retrieval_config"), manifest.get("runtime"), manifest.get("id"))
+                       plan.get("retrieval_config") if takes_retrieval(domain) else None, manifest.get("runtime"),
+                       manifest.get("id"))
         trace = simulation_trace(simulation, info, int(meta.get("trial") or 0), str(path))
         if trace.parsed:
             trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))

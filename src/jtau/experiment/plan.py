@@ -39,7 +39,8 @@ class Plan(BaseModel):
     judge_key_env: str | None = None
     trials: int = Field(2, ge=1)
     seed: int = 300
-    task_ids: list[str] | None = None
+    # the tasks: ids run in every domain that has them, or per domain ({"airline": ["1"], ...})
+    task_ids: list[str] | dict[str, list[str]] | None = None
     num_tasks: int | None = Field(None, ge=1)
     max_steps: int = Field(200, ge=1)
     max_errors: int = Field(10, ge=1)

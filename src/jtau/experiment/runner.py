@@ -248,14 +248,32 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     if plan.judge_key_env and os.environ.get(plan.judge_key_env):
         judge_args["api_key"] = os.environ[plan.judge_key_env]
     set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
-    tasks = {}
+    tasks, used = {}, set()
+    given = plan.task_ids
     for domain, _, _ in plan.units():
         if domain in tasks:
             continue
         if domain not in registered:
             raise InputError(f"{domain} is not a J-tau domain of this tau2 ({plan.runtime}); known: "
                              f"{', '.join(sorted(registered))}")
-        tasks[domain] = tau2_tasks(domain, plan.task_ids, plan.num_tasks)
+        base = domain.rpartition("_")[0]
+        ids = given.get(base) if isinstance(given, dict) else given
+        found = tau2_tasks(domain, None, None if ids else plan.num_tasks)
+        if ids:  # each domain runs the given ids it has, in the order given
+            by_id = {str(t.id): t for t in found}
+            found = [by_id[i] for i in ids if i in by_id]
+            used.update((base, str(t.id)) for t in found)
+            if not found:
+                raise InputError(f"{domain} has none of the given task ids")
+        tasks[domain] = found
+    if isinstance(given, dict):
+        unknown = [f"{b} {i}" for b, ids in given.items() for i in ids if (b, i) not in used]
+    else:
+        unknown = [i for i in given or () if i not in {task for _, task in used}]
+    if unknown:
+        from jtau.listing import joined
+
+        raise InputError(f"no domain of the plan has task {joined(unknown, 5)}")
     ids = {domain: [t.id for t in found] for domain, found in tasks.items()}
     by_base: dict[str, list] = {}
     for domain, _, _ in plan.units():

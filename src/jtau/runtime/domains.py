@@ -22,6 +22,7 @@ class RuntimeDomain:
     # "module:function" giving both sides' environment options for a task in verify (banking's
     # golden read allowlist), or None
     verify_options: str | None = None
+    retrieval: bool = False     # its environments take tau2's --retrieval-config (banking_knowledge)
 
     def ja(self, folder: Path, maps: EntityMaps, rules: DomainRules):
         module = importlib.import_module(f"jtau.runtime.{self.source}")
@@ -89,5 +90,5 @@ RUNTIME = {
     # tau2-bench 1.0.1 only; its tools change records they find by iterating (no shared records)
     "banking_knowledge": RuntimeDomain("banking_knowledge", "banking_knowledge_ja", {
         "": "tau2.domains.banking_knowledge.data_model:TransactionalDB"},
-        verify_options="jtau.runtime.banking_knowledge:source_options"),
+        verify_options="jtau.runtime.banking_knowledge:source_options", retrieval=True),
 }

@@ -37,6 +37,11 @@ class Settings:
 def run_one(domain: str, task, user: str, seed: int, settings: Settings) -> dict:
     """A tau2 SimulationRun of `task` in `domain` (registered), as JSON (its policy left out:
     the experiment's manifest names the dataset)."""
+    from jtau.runtime.arms import source_of
+    from jtau.runtime.domains import RUNTIME
+
+    found = source_of(domain)
+    retrieval = settings.retrieval_config if found and RUNTIME[found[0]].retrieval else None
     if is_tau3():
         from tau2.data_model.simulation import TextRunConfig
         from tau2.runner import run_single_task
@@ -44,7 +49,7 @@ def run_one(domain: str, task, user: str, seed: int, settings: Settings) -> dict
         config = TextRunConfig(domain=domain, agent=settings.agent, llm_agent=settings.agent_llm,
                                llm_args_agent=settings.llm_args("agent"), user=user, llm_user=settings.user_llm,
                                llm_args_user=settings.llm_args("user"), max_steps=settings.max_steps,
-                               max_errors=settings.max_errors, retrieval_config=settings.retrieval_config)
+                               max_errors=settings.max_errors, retrieval_config=retrieval)
         simulation = run_single_task(config, task, seed=seed)
     else:
         from tau2.run import run_task
