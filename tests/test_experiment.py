@@ -99,7 +99,7 @@ def test_a_cell_without_a_comparable_pair_is_an_error_not_dashes(tmp_path):
 from rapidfuzz.distance import Levenshtein  # noqa: E402
 
 from conftest import banking_here  # noqa: E402
-from jtau.experiment.scripted import PROBE, Deviation  # noqa: E402
+from jtau.experiment.scripted import JUDGE, JUDGE_EMPTY, PROBE, Deviation  # noqa: E402
 
 GOLDEN = {  # per domain: one task with entities in its calls (CI's calibration runs many more)
     "airline": ["14"],              # cancel and rebook: user id, airports, passengers' names, yen
@@ -110,12 +110,13 @@ GOLDEN = {  # per domain: one task with entities in its calls (CI's calibration 
 }
 
 
-def calibrated(tmp_path, domain, arms, users, deviations=(), task_ids=None, num_tasks=None, trials=2):
+def calibrated(tmp_path, domain, arms, users, deviations=(), task_ids=None, num_tasks=None, trials=2,
+               judge=JUDGE):
     from jtau.experiment.calibrate import calibrate
 
     result = calibrate(tmp_path / "exp", [domain], arms, users, trials, task_ids, num_tasks, deviations,
                        retrieval_config="bm25" if domain == "banking_knowledge" else None, concurrency=4,
-                       bootstrap=100)
+                       bootstrap=100, judge=judge)
     assert not result.server_errors, result.server_errors
     return result
 
@@ -198,6 +199,22 @@ def test_swapped_names_in_a_lookup_are_counted_through_the_maps(tmp_path):
     result = calibrated(tmp_path, "retail", ["en", "ja"], ["user_simulator_ja"], deviations, task_ids=["0"])
     [cell] = result.results
     assert cell["diagnostics"]["ja"]["name_order_errors"] == 2 and cell["diagnostics"]["en"]["name_order_errors"] == 0
+
+
+def test_a_judge_reply_without_verdicts_is_flagged_though_tau2_scores_it_a_pass(tmp_path):
+    """tau2-bench 1.0.1 scores an NL-assertion reply that holds no verdict as met (upstream issue
+    #554): the judge guard counts every such conversation."""
+    from jtau.runtime.compat import is_tau3
+
+    if not is_tau3():
+        pytest.skip("tau2-bench 1.0.1 only (26.3 grades no NL assertions)")
+    result = calibrated(tmp_path, "retail", ["en", "ja"], ["user_simulator_ja"], task_ids=["2", "5"],
+                        judge=JUDGE_EMPTY)
+    [cell] = result.results
+    assert {label: r["mean"] for label, r in cell["reward"].items()} == {"en": 1.0, "ja": 1.0}
+    # task 2 has one assertion, task 5 none (nothing for a judge to get wrong)
+    assert {label: (d["judge_guard"], d["judge_guard_tasks"]) for label, d in cell["diagnostics"].items()} == \
+        {"en": (2, ["2"]), "ja": (2, ["2"])}
 
 
 def test_the_decomposition_puts_a_planted_effect_in_its_arm(tmp_path):

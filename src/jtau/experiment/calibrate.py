@@ -92,7 +92,7 @@ def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
 def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str], trials: int = 2,
               task_ids: list[str] | None = None, num_tasks: int | None = None,
               deviations: Iterable[Deviation] = (), retrieval_config: str | None = None, concurrency: int = 4,
-              on_progress: Callable | None = None, bootstrap: int = 200) -> Calibration:
+              on_progress: Callable | None = None, bootstrap: int = 200, judge: str = JUDGE) -> Calibration:
     """Run a scripted experiment into `folder` and analyse it; `problems` lists every number that
     is not what a perfect agent gives (meaningful without deviations)."""
     from jtau.experiment.load import experiment_traces
@@ -107,7 +107,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
         num_tasks = None
     with scripted_server(domains, arms, deviations, task_ids, num_tasks) as server:
         plan = scripted_plan(domains, arms, users, trials, task_ids, num_tasks, retrieval_config=retrieval_config,
-                             url=server.url)
+                             judge=judge, url=server.url)
         run_experiment(folder, plan, concurrency, max_retries=0, on_progress=on_progress)
         errors = list(dict.fromkeys(server.errors))
     _, traces = experiment_traces(folder)

@@ -4,7 +4,8 @@ before a model is measured (no model is involved).
 
 Models (what `--agent-llm`, `--user-llm` and the judge name, with the `openai/` prefix litellm
 needs): `jtau-golden` the agent, `jtau-customer` the customer, `jtau-judge` a judge that finds
-every assertion met (`jtau-judge-unmet`: none).
+every assertion met (`jtau-judge-unmet`: none; `jtau-judge-empty`: a reply without verdicts,
+which tau2-bench 1.0.1 scores as a pass: upstream issue #554).
 
 - The customer finds its task from the scenario tau2 wrote into its system prompt (of the tasks
   whose scenario texts all occur in it, the one with the most text), opens with a marker naming
@@ -38,7 +39,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from jtau.arms import split_domain
 
-AGENT, CUSTOMER, JUDGE, JUDGE_UNMET = "jtau-golden", "jtau-customer", "jtau-judge", "jtau-judge-unmet"
+AGENT, CUSTOMER, JUDGE, JUDGE_UNMET, JUDGE_EMPTY = ("jtau-golden", "jtau-customer", "jtau-judge", "jtau-judge-unmet",
+                                                   "jtau-judge-empty")
 MARK = re.compile(r" · (?P<conv>c\d+)\]")  # the end of "[task ID · c12]" (telecom's ids hold brackets)
 STOP = "###STOP###"
 PROBE = "jtau_planted_probe"  # the tool an `insert` calls: none of tau2's
@@ -134,8 +136,8 @@ class ScriptedServer:
                 try:
                     body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                     model = str(body.get("model", "")).rsplit("/", 1)[-1]
-                    role = {AGENT: server.agent, CUSTOMER: server.customer,
-                            JUDGE: server.judge, JUDGE_UNMET: server.judge}.get(model)
+                    role = {AGENT: server.agent, CUSTOMER: server.customer, JUDGE: server.judge,
+                            JUDGE_UNMET: server.judge, JUDGE_EMPTY: server.judge}.get(model)
                     if role is None:
                         raise ValueError(f"no scripted model {model!r} (models: {AGENT}, {CUSTOMER}, {JUDGE})")
                     message = role(body["messages"], model)
@@ -316,6 +318,6 @@ class ScriptedServer:
             assertions = json.loads(listed.replace("'", '"')) if listed.startswith("[") else [listed]
         except json.JSONDecodeError:
             assertions = [listed]
-        results = [{"expectedOutcome": a, "reasoning": "scripted", "metExpectation": model == JUDGE}
-                   for a in assertions]
+        results = [] if model == JUDGE_EMPTY else [
+            {"expectedOutcome": a, "reasoning": "scripted", "metExpectation": model == JUDGE} for a in assertions]
         return {"role": "assistant", "content": json.dumps({"results": results}, ensure_ascii=False)}

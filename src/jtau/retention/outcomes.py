@@ -75,7 +75,8 @@ def diagnostic_sums(entries: list) -> dict:
         "agent_messages": sums["agent_messages"], "user_messages": sums["user_messages"],
         "name_order_errors": sums["name_order_errors"],
         "parameter_language_errors": sums["parameter_language_errors"],
-        "judge_guard": len(judge_flagged), "judge_guard_tasks": sorted(set(judge_flagged), key=_task_order),
+        "judge_guard": len(judge_flagged),  # conversations flagged
+        "judge_guard_tasks": sorted(set(judge_flagged), key=_task_order),
     }
 
 
