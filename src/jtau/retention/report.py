@@ -14,11 +14,12 @@ from jtau.listing import counted, joined
 
 
 def _f(value, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
+    """A number as the report prints it (never "-0.000": a rounding of a tiny negative)."""
+    return "–" if value is None else f"{round(value, digits) + 0.0:.{digits}f}"
 
 
 def _ci(interval) -> str:
-    return f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else ""
+    return f" [{_f(interval[0])}, {_f(interval[1])}]" if interval else ""
 
 
 def header(cell: dict) -> Text:
@@ -26,8 +27,10 @@ def header(cell: dict) -> Text:
     failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
     length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
     where = " · ".join(p for p in (cell.get("runtime"), cell.get("retrieval")) if p)
+    user = cell.get("target_user")
+    customer = f" ({user})" if user and user != "user_simulator" and "[" not in cell["target"] else ""
     return Text.assemble((f"{cell['model']} · {cell['benchmark']} · {where + ' · ' if where else ''}"
-                          f"T={cell['temperature']:g} · {cell['source']}→{cell['target']}", "bold"),
+                          f"T={cell['temperature']:g} · {cell['source']}→{cell['target']}{customer}", "bold"),
                          f"  failed {failures}", ("" if cell["ranked"] else ("  unranked", "red")),
                          f"  len {length}")
 
@@ -64,7 +67,7 @@ DIAGNOSTICS = (("first-turn stops", "first_turn_stops", "{:d}"), ("turns a conve
                ("customer messages in Japanese", "user_japanese_share", "{:.0%}"),
                ("name-order errors", "name_order_errors", "{:d}"),
                ("parameter-language errors", "parameter_language_errors", "{:d}"),
-               ("judge guard (tasks flagged)", "judge_guard", "{:d}"))
+               ("judge guard (conversations)", "judge_guard", "{:d}"))
 
 
 def diagnostics_table(cell: dict) -> Table:
@@ -282,18 +285,27 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
     return "\n".join(lines).rstrip() + "\n"
 
 
-def decomposition_table(decomposition: list[dict]) -> Table:
-    """The 2x2's effects per cell and measure, at 80 columns."""
-    table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1), title_justify="left",
-                  title="decomposition: what en -> ja lost, by factor (gap [95% CI])")
-    for column in ("cell", "measure", "n", *("all", "entities", "text", "interaction")):
-        table.add_column(column, justify="left" if column in ("cell", "measure") else "right", no_wrap=True)
+def decomposition_table(decomposition: list[dict]) -> Group:
+    """The 2x2's effects at 80 columns: per cell a title line, then per measure its gaps and, on
+    the line below, their 95% intervals."""
+    parts, seen = [], None
     for d in decomposition:
-        cell = f"{d['model']} · {d['benchmark']}" + (f" · {d['customer']}" if d.get("customer") else "")
-        table.add_row(cell, d["measure"], str(d["tasks"]),
-                      *(_f(d["effects"][e]["gap"]) + _ci(d["effects"][e]["ci"]) for e in ("all", "entities", "text",
-                                                                                           "interaction")))
-    return table
+        cell = (d["model"], d["benchmark"], d.get("runtime"), d["temperature"], d.get("customer"))
+        if cell != seen:
+            if seen is not None:
+                parts.append(table)
+            seen = cell
+            customer = f" · customer {d['customer']}" if d.get("customer") else ""
+            parts.append(Text(f"decomposition of en → ja: {d['model']} · {d['benchmark']}{customer}", style="bold"))
+            table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
+            for column in ("measure", "n", "all", "entities", "text", "interaction"):
+                table.add_column(column, justify="left" if column == "measure" else "right", no_wrap=True)
+        effects = [d["effects"][e] for e in ("all", "entities", "text", "interaction")]
+        table.add_row(d["measure"], str(d["tasks"]), *(_f(e["gap"]) for e in effects))
+        table.add_row("", "", *(f"[{_f(e['ci'][0], 2)}, {_f(e['ci'][1], 2)}]" if e["ci"] else "" for e in effects))
+    if seen is not None:
+        parts.append(table)
+    return Group(*parts)
 
 
 def check_plot() -> None:
