@@ -151,7 +151,7 @@ def test_help_and_errors_name_exactly_the_domains_of_the_one_list():
     export = jtau("tm", "export", "all", "-o", "segments.jsonl")  # one domain's memory: all is not offered
     assert export.returncode == 2 and f"error: unknown domain 'all'; known: {known}\n" in export.stderr
     assert set(DOMAINS) <= set(available())  # each has its rules; a domain being built has rules only
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "COMMANDS.md").read_text()
     listed = re.search(r"DOMAIN is ((?:`\w+`(?:, | or )?)+)\.", readme)[1]
     assert re.findall(r"`(\w+)`", listed) == list(DOMAINS)
 
