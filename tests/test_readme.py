@@ -4,6 +4,8 @@ README and the reference under docs/ state are what the tool computes now."""
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -52,6 +54,7 @@ def readme_figure(pattern: str) -> tuple[str, ...]:
     return tuple(group.replace(",", "") for group in found.groups())
 
 
+@pytest.mark.xdist_group("verify_all")  # one worker runs the shared `jtau verify all`
 def test_the_readmes_figures_are_what_the_tool_reports(airline, retail, telecom, verify_all):
     """Every figure the README states about the data (not the dated benchmark measurements)
     is compared with what the tool computes now: a new source, repair or memory entry that

@@ -230,6 +230,7 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
     assert evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "retail").reward == 0.0
 
 
+@pytest.mark.xdist_group("verify_all")  # one worker runs the shared `jtau verify all`
 def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
     result, by_domain = verify_all
     assert result.returncode == 0, result.stdout + result.stderr

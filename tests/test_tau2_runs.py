@@ -17,13 +17,13 @@ tau3_only = pytest.mark.skipif(not is_tau3(), reason="tau2-bench 1.0.1 only (26.
 
 
 def tau2_run(domain: str, server, save_to, task_ids: list[str], user: str = "user_simulator_ja",
-             judge: str | None = None, user_llm: str = CUSTOMER):
+             judge: str | None = None, user_llm: str = CUSTOMER, extra: tuple[str, ...] = ()):
     """`jtau tau2 run` of `domain` with the scripted agent and customer: the process and its results
     (task id -> reward), as a researcher runs tau2 on J-tau."""
     args = json.dumps(server.args())
     command = ["tau2", "run", "--domain", domain, "--user", user, "--agent-llm", f"openai/{AGENT}",
                "--user-llm", f"openai/{user_llm}", "--agent-llm-args", args, "--user-llm-args", args,
-               "--num-trials", "1", "--max-concurrency", "2", "--save-to", str(save_to), "--task-ids", *task_ids]
+               "--num-trials", "1", "--max-concurrency", "2", "--save-to", str(save_to), *extra, "--task-ids", *task_ids]
     if judge:
         command += ["--nl-assertions-llm", f"openai/{judge}", "--nl-assertions-llm-args", args]
     result = jtau(*command, env={"OPENAI_API_KEY": "sk-scripted-secret-0123"})
@@ -37,9 +37,9 @@ def tau2_run(domain: str, server, save_to, task_ids: list[str], user: str = "use
 
 def test_the_scripted_agent_scores_1_through_jtau_tau2_run_on_j_tau_and_its_english_twin(tmp_path):
     """Orchestrator, both customers, overlay tools and evaluator together, through tau2's own
-    command line: tasks with a booking, a cancellation with refund and a baggage change (CI's
-    calibration runs every domain); no key in what tau2 wrote."""
-    tasks = ["0", "1", "4", "14", "23"]
+    command line: a task with nothing to do, and a cancellation with a rebooking (CI's calibration
+    runs every domain); no key in what tau2 wrote."""
+    tasks = ["0", "14"]
     with scripted_server(["airline"], ["en", "ja"], task_ids=tasks) as server:
         for domain, user in (("airline_ja", "user_simulator_ja"), ("airline_en", "user_simulator")):
             result, rewards = tau2_run(domain, server, tmp_path / domain, tasks, user)
@@ -55,7 +55,7 @@ def test_a_run_where_nothing_could_run_is_not_a_success(tmp_path):
     with one line either way."""
     save = tmp_path / "broken"
     with scripted_server(["airline"], ["ja"], task_ids=["0", "1"]) as server:
-        result, _ = tau2_run("airline_ja", server, save, ["0", "1"], user_llm="nowhere")
+        result, _ = tau2_run("airline_ja", server, save, ["0", "1"], user_llm="nowhere", extra=("--max-retries", "0"))
     assert result.returncode == 1
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"error: {results_file(save)}: 2 of 2 simulations ended in ")
