@@ -47,6 +47,7 @@ def report_in_process(folder: Path) -> float:
 
 def enlarge(folder: Path, target: Path, simulations: int) -> int:
     """Copy an experiment's simulations into more trials (new seeds) until there are `simulations`."""
+    target.mkdir(parents=True, exist_ok=True)
     shutil.copy(folder / "experiment.json", target / "experiment.json")
     files = sorted((folder / "simulations").glob("*/*/*.json"))
     records = [orjson.loads(p.read_bytes()) for p in files]
