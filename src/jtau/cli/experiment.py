@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -25,18 +24,6 @@ ArmsOpt = Annotated[str, typer.Option(help="Arms, comma-separated: en, ja, ja-en
                                            "text language x entity locale).")]
 UsersOpt = Annotated[str, typer.Option(help="The customer of Japanese-text arms: ja (user_simulator_ja), "
                                             "ja-en-prompt (English prompt, speaks Japanese), or both.")]
-
-
-def _json_option(value: str | None, name: str) -> dict | None:
-    if value is None:
-        return None
-    try:
-        parsed = json.loads(value)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{name}: not JSON ({exc.msg})") from None
-    if not isinstance(parsed, dict):
-        raise InputError(f"{name}: a JSON object, such as '{{\"temperature\": 0}}'")
-    return parsed
 
 
 def _list(value: str, name: str) -> list[str]:
@@ -106,12 +93,12 @@ def run(
 ) -> None:
     """Run the plan's simulations into the experiment folder; run it again to continue it."""
     try:
-        from jtau.experiment.plan import Plan
+        from jtau.experiment.plan import Plan, llm_args
         from jtau.experiment.runner import run_experiment
         from jtau.runtime.compat import runtime_name, require_tau2_data
 
         require_tau2_data()
-        args = _json_option(agent_llm_args, "--agent-llm-args") or {}
+        args = llm_args(agent_llm_args, "--agent-llm-args") or {}
         if "temperature" not in args:
             from tau2 import config
 
@@ -119,8 +106,8 @@ def run(
         try:
             plan = Plan(domains=_domains(domains), arms=_list(arms, "--arms"), users=_users(users), agent=agent,
                         agent_llm=agent_llm, agent_llm_args=args, user_llm=user_llm,
-                        user_llm_args=_json_option(user_llm_args, "--user-llm-args") or {}, judge_llm=judge_llm,
-                        judge_llm_args=_json_option(judge_llm_args, "--judge-llm-args"), agent_key_env=agent_key_env,
+                        user_llm_args=llm_args(user_llm_args, "--user-llm-args") or {}, judge_llm=judge_llm,
+                        judge_llm_args=llm_args(judge_llm_args, "--judge-llm-args"), agent_key_env=agent_key_env,
                         user_key_env=user_key_env, trials=trials, seed=seed, task_ids=task_ids, num_tasks=num_tasks,
                         max_steps=max_steps, max_errors=max_errors, retrieval_config=retrieval_config,
                         runtime=runtime_name())

@@ -21,6 +21,23 @@ TAU2_USER = "user_simulator"
 USERS = {"ja": "user_simulator_ja", "ja-en-prompt": "user_simulator_ja-en-prompt"}
 
 
+def llm_args(text: str | None, option: str) -> dict | None:
+    """An `--*-llm-args` option's JSON object (None when not given); anything else is one line."""
+    import json
+
+    from jtau.errors import InputError
+
+    if text is None:
+        return None
+    try:
+        parsed = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{option}: not JSON ({exc.msg})") from None
+    if not isinstance(parsed, dict):
+        raise InputError(f"{option}: a JSON object, such as '{{\"temperature\": 0}}'")
+    return parsed
+
+
 class Plan(BaseModel):
     """An experiment's identity (everything but how fast it runs)."""
     model_config = ConfigDict(extra="forbid")

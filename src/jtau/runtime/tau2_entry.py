@@ -176,19 +176,13 @@ def set_judge(model: str | None, llm_args: str | None) -> None:
     gpt-4.1 at temperature 0, `tau2.config.DEFAULT_LLM_NL_ASSERTIONS[_ARGS]`)."""
     if model is None and llm_args is None:
         return
-    import json
-
     from tau2 import config
     from tau2.evaluator import evaluator_nl_assertions as judge
 
+    from jtau.experiment.plan import llm_args as parse_args
+
     if llm_args is not None:
-        try:
-            parsed = json.loads(llm_args)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{JUDGE_ARGS}: not JSON ({exc.msg})") from None
-        if not isinstance(parsed, dict):
-            raise InputError(f"{JUDGE_ARGS}: a JSON object, such as '{{\"temperature\": 0}}'")
-        config.DEFAULT_LLM_NL_ASSERTIONS_ARGS = judge.DEFAULT_LLM_NL_ASSERTIONS_ARGS = parsed
+        config.DEFAULT_LLM_NL_ASSERTIONS_ARGS = judge.DEFAULT_LLM_NL_ASSERTIONS_ARGS = parse_args(llm_args, JUDGE_ARGS)
     if model is not None:
         config.DEFAULT_LLM_NL_ASSERTIONS = judge.DEFAULT_LLM_NL_ASSERTIONS = model
 
