@@ -125,6 +125,10 @@ def tm_import(
         if not file.is_file():
             raise InputError(f"{file}: file not found")
         result = plan(domain, source, tm)
+        if not dry_run:
+            from jtau.project import refuse_installed
+
+            refuse_installed(result.tm.path, "jtau tm import", "--tm DIR")
         locale = result.maps.locale.locale
         jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))
         missing = frozenset(job.key for job in result.translator.pending)

@@ -180,7 +180,9 @@ def tasks_of(name: str) -> list[dict]:
     if domain is None:
         base, arm = split_domain(name)
         raise KeyError(f"{name} is not a registered J-tau arm" + ("" if arm else f" ({base} has no arm suffix)"))
-    return json.loads((domain.folder() / "tasks.json").read_bytes())
+    from jtau import dataset_files
+
+    return json.loads(dataset_files.read_bytes(domain.folder(), "tasks.json"))
 
 
 def arm_of(name: str) -> ArmDomain | None:
