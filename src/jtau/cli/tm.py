@@ -124,11 +124,11 @@ def tm_import(
             raise InputError(f"--status {status!r}: use draft, reviewed or machine")
         if not file.is_file():
             raise InputError(f"{file}: file not found")
-        result = plan(domain, source, tm)
-        if not dry_run:
-            from jtau.project import refuse_installed
+        if not dry_run:  # before the pipeline's work
+            from jtau.project import project_root, refuse_installed, tm_dir
 
-            refuse_installed(result.tm.path, "jtau tm import", "--tm DIR")
+            refuse_installed(tm or tm_dir(project_root()), "jtau tm import", "--tm DIR")
+        result = plan(domain, source, tm)
         locale = result.maps.locale.locale
         jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))
         missing = frozenset(job.key for job in result.translator.pending)
