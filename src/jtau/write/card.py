@@ -79,9 +79,10 @@ and message are Japanese; the people, addresses, phones, airports and money are 
 (maps reviewed as YAML), the same way in the database, the tasks' golden tool calls and the text.
 It is an instrument for one question: does an agent do the same thing in Japanese as in English?
 
-Built by {built}. The wheel `{wheel}` holds the same files (and what jtau needs to run and
-verify them); `SHA256SUMS` lists every file of this release; `release.json` names each domain's
-dataset digest, the digest every result `jtau` writes carries.
+Built by {built}.
+The wheel `{wheel}` holds the same files (and what jtau needs to run and verify them);
+`SHA256SUMS` lists every file of this release; `release.json` names each domain's dataset
+digest, the digest every result `jtau` writes carries.
 
 | domain | tau2 domain | tasks | files | dataset digest (sha256 of `manifest.json`) |
 |---|---|---|---|---|
@@ -151,8 +152,8 @@ literals: ids, codes, enum values, tool names, and upstream's task notes.
 
 ## Licence
 
-MIT (`LICENSE`). J-tau is derived from tau2-bench's data, MIT licensed, Copyright (c) 2025 Sierra
-Research; its notice is in `LICENSE`. No tau2 code or source data is included.
+MIT (`LICENSE`). J-tau is derived from tau2-bench's data, MIT licensed,
+Copyright (c) 2025 Sierra Research; its notice is in `LICENSE`. No tau2 code is included.
 
 ## How to cite
 
