@@ -23,6 +23,7 @@ from jtau.errors import InputError
 from jtau.write.release import release_files, write_release
 
 DATASET = "jtau/_dataset/"
+pytestmark = pytest.mark.xdist_group("release")  # one worker builds the release the tests share
 
 
 @pytest.fixture(scope="session")
@@ -104,6 +105,8 @@ def test_the_wheel_is_a_valid_deterministic_wheel_without_tau2(wheel):
     assert wheel.read(f"{dist}entry_points.txt") == b"[console_scripts]\njtau = jtau.cli:main\n\n"
     assert not [n for n in names if n.startswith("tau2/") or "/tau2/" in n or n.endswith((".pyc", ".whl"))]
     assert "jtau/rules/airline.yaml" in names and "jtau/runtime/tool_errors.ja.yaml" in names
+    assert {f"{dist}licenses/LICENSE", f"{dist}licenses/LICENSE-tau2-bench"} <= set(names)
+    assert b"Copyright (c) 2025 Sierra Research" in wheel.read(f"{dist}licenses/LICENSE-tau2-bench")
 
 
 def test_a_release_folder_that_holds_something_else_is_refused(release, tmp_path):

@@ -153,7 +153,7 @@ literals: ids, codes, enum values, tool names, and upstream's task notes.
 ## Licence
 
 MIT (`LICENSE`). J-tau is derived from tau2-bench's data, MIT licensed,
-Copyright (c) 2025 Sierra Research; its notice is in `LICENSE`. No tau2 code is included.
+Copyright (c) 2025 Sierra Research; its notice is in `LICENSE-tau2-bench`. No tau2 code is included.
 
 ## How to cite
 

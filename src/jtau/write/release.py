@@ -8,7 +8,8 @@ given commit, uploaded nowhere.
     DIR/README.md                         the dataset card (YAML metadata, one configuration a domain)
     DIR/data/<domain>/                    each domain's files, the same bytes as in the wheel
     DIR/release.json                      name, version, commit, the wheel's digest, the dataset digests
-    DIR/LICENSE, DIR/requirements/        the licence (with tau2's notice); how tau2 is installed beside it
+    DIR/LICENSE, DIR/LICENSE-tau2-bench   jtau's licence, and tau2-bench's (J-tau is derived from its data)
+    DIR/requirements/                     how tau2 is installed beside it
     DIR/SHA256SUMS                        every other file (`sha256sum -c SHA256SUMS`)
 
 Files with the same bytes in a domain folder are stored once (jtau.dataset_files).  Nothing in
@@ -38,7 +39,7 @@ PACKAGE = "jtau"
 INPUT_FOLDERS = ("entity_maps", "glossaries", "task_patches")
 REQUIREMENTS = ("tau2.txt", "tau2-run.txt", "tau2-bench-1.0.1.txt")
 RELEASED = ("src", *INPUT_FOLDERS, "data/domains", "data/tm", "pyproject.toml", "README.md", "LICENSE",
-            "requirements")
+            "LICENSE-tau2-bench", "requirements")
 
 
 @dataclass
