@@ -195,3 +195,11 @@ def test_commands_that_write_into_the_project_refuse_the_installed_j_tau(install
     assert result.returncode == 2
     [line] = result.stderr.strip().splitlines()
     assert line.startswith(f"error: {needs} writes into a jtau checkout") and "read-only" in line
+
+
+def test_a_release_is_built_from_a_checkout_not_from_the_installed_wheel(installed, tmp_path):
+    result = installed_jtau(installed, "release", "--out", str(tmp_path / "r"), cwd=tmp_path, cache=tmp_path / "cache")
+    assert result.returncode == 2
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and "jtau release builds from a jtau checkout" in line
+    assert not (tmp_path / "r").exists()
