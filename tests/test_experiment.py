@@ -261,3 +261,20 @@ def test_an_interrupted_experiment_continues_and_another_plan_is_refused(tmp_pat
     manifest = json.loads((folder / "experiment.json").read_text())
     assert manifest["plan"]["agent_key_env"] == "JTAU_SCRIPTED_KEY" and "scripted\"" not in (folder / "experiment.json").read_text()
     assert set(manifest["datasets"]) == {"airline_en", "airline_ja"}
+
+
+def test_one_arm_and_one_trial_check_each_sides_rewards_and_failures(tmp_path):
+    """Without a pair to compare (one arm, one trial: a scripted run of J-tau alone) calibration
+    checks each side: a dropped golden call lowers its reward, a malformed one is a failure."""
+    deviations = [Deviation("drop", frozenset({"ja"}), frozenset({"19"})),  # its cancellation
+                  Deviation("malformed", frozenset({"ja"}), frozenset({"3"}))]
+    result = calibrated(tmp_path, "airline", ["ja"], ["user_simulator_ja"], deviations, task_ids=["1", "19", "3"],
+                        trials=1)
+    assert result.results == []
+    [side] = result.sides
+    assert (side["arm"], side["simulations"], side["scored"], side["reward"]) == ("ja", 3, 2, 0.5)
+    assert side["failures"] == {"infrastructure_error": 1}
+    assert result.problems == ["airline ja user_simulator_ja: 1 failed simulations {'infrastructure_error': 1}",
+                               "airline ja user_simulator_ja: reward 0.5 over 2 simulations"]
+    clean = calibrated(tmp_path / "clean", "airline", ["ja"], ["user_simulator_ja"], task_ids=["1", "2"], trials=1)
+    assert clean.problems == [] and clean.sides[0]["reward"] == 1.0

@@ -13,7 +13,7 @@ The pipeline's stages are the subpackages, in the order they run:
 `pipeline.py` runs them; `cli.py` is the `jtau` command.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # The domains that work (localize, validate, review, verify): the one list help, errors and `all`
 # name.  A domain being built has its rules (rules/<domain>.yaml) before it is added here: the

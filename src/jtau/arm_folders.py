@@ -112,12 +112,16 @@ _CODE: list[str] = []
 
 def code_digest() -> str:
     """A digest of jtau's own files (its code, rules, schemas, runtime texts): a changed jtau
-    builds its arms again even under the same version number."""
+    builds its arms again even under the same version number.  The J-tau an installed wheel
+    holds (`_dataset/`) is data, digested with the inputs (`input_key`)."""
     if not _CODE:
+        from jtau.project import DATASET_DIR
+
         package = Path(__file__).parent
         digest = hashlib.sha256()
         for path in sorted(package.rglob("*")):
-            if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".md"}:
+            if path.is_file() and path.suffix in {".py", ".yaml", ".json", ".md"} \
+                    and path.relative_to(package).parts[0] != DATASET_DIR:
                 digest.update(f"{path.relative_to(package)}\0".encode() + hashlib.sha256(path.read_bytes()).digest())
         _CODE.append(digest.hexdigest())
     return _CODE[0]

@@ -86,7 +86,9 @@ def _db_changes(result, old_files: dict[str, bytes]) -> list[Change]:
 
 
 def files_on_disk(folder: Path, names) -> dict[str, bytes]:
-    return {name: (folder / name).read_bytes() for name in names if (folder / name).is_file()}
+    from jtau import dataset_files
+
+    return {name: dataset_files.read_bytes(folder, name) for name in names if dataset_files.exists(folder, name)}
 
 
 def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[str, bytes]:

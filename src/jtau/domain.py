@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from jtau import dataset_files
 from jtau.errors import InputError
 from jtau.rules import DomainRules
 from jtau.source.load import glob_names, read_db, read_documents, read_tasks, read_text
@@ -22,15 +23,17 @@ class LocalizedDomain:
 
     @classmethod
     def read(cls, folder: Path, rules: DomainRules) -> "LocalizedDomain":
-        """Load a written domain (for `jtau validate`)."""
+        """Load a written domain (for `jtau validate`, `jtau verify`); a file stored once is read
+        through the manifest (jtau.dataset_files)."""
         files = rules.files
         names = [*files.db_files, files.tasks, *files.policy_files]
-        missing = [str(folder / n) for n in names if not (folder / n).is_file()]
+        missing = [str(folder / n) for n in names if not dataset_files.exists(folder, n)]
         if missing:
             raise InputError(f"{folder}: no localized {rules.name} domain here (missing {', '.join(missing)})",
                              run=("localize", rules.name))
-        raw = {n: (folder / n).read_bytes() for n in names}
-        copies = {n: (folder / n).read_bytes() for n in [*files.copy_, *files.task_subsets] if (folder / n).is_file()}
+        raw = {n: dataset_files.read_bytes(folder, n) for n in names}
+        copies = {n: dataset_files.read_bytes(folder, n) for n in [*files.copy_, *files.task_subsets]
+                  if dataset_files.exists(folder, n)}
         documents = {}
         if files.documents:
             names = glob_names(folder, files.documents)

@@ -305,6 +305,9 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
     old_tm = tm_path.read_bytes() if tm_path.is_file() else None
     tm_changed = bool(result.tm_bytes or old_tm is not None) and old_tm != result.tm_bytes
     if tm_changed:
+        from jtau.project import refuse_installed
+
+        refuse_installed(tm_path, "jtau localize (its translation memory)", "--tm DIR")
         ensure_writable(tm_path, folder=False)
 
     def write_memory() -> None:

@@ -1,10 +1,18 @@
-"""Where a jtau checkout keeps its inputs and outputs.
+"""Where jtau keeps its inputs and outputs: a checkout, or the J-tau installed with the package.
 
-The project root is `JTAU_ROOT` if set, else the nearest folder at or above the current
-directory that has `entity_maps/`, else the checkout this package was installed from
-(an editable install).  Maps, glossaries and patches are read from it; output goes to
-`<root>/data/domains/<domain>` unless `--out` says otherwise, and the translation memory
-lives in `<root>/data/tm/` unless `--tm` says otherwise.
+The project root is, in order:
+
+1. `$JTAU_ROOT`;
+2. the nearest folder at or above the current directory that has `entity_maps/` (a checkout);
+3. the checkout this package was installed from (an editable install);
+4. the J-tau installed inside the package (`jtau/_dataset/`, laid out like a checkout:
+   `entity_maps/`, `glossaries/`, `task_patches/`, `data/domains/`, `data/tm/`), read-only.
+
+Maps, glossaries and patches are read from it; output goes to `<root>/data/domains/<domain>`
+unless `--out` says otherwise, and the translation memory lives in `<root>/data/tm/` unless
+`--tm` says otherwise.  The installed J-tau runs and verifies (`jtau tau2`, `jtau experiment`,
+`jtau verify`, the arms, built into the user's cache); a command that would write into it
+refuses (`refuse_installed`): the pipeline needs a checkout.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from pathlib import Path
 from jtau.errors import InputError
 
 MAPS_DIR = "entity_maps"
+DATASET_DIR = "_dataset"  # the installed J-tau, inside the package (written by `jtau release`)
 
 
 def project_root() -> Path:
@@ -24,13 +33,47 @@ def project_root() -> Path:
     for folder in (here, *here.parents):
         if (folder / MAPS_DIR).is_dir():
             return folder
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = editable_checkout()
     if (checkout / MAPS_DIR).is_dir():
         return checkout
+    installed = installed_root()
+    if (installed / MAPS_DIR).is_dir():
+        return installed
     raise InputError(
-        "no jtau project found: run jtau inside a jtau checkout (a folder with entity_maps/) "
-        "or set JTAU_ROOT"
+        "no jtau project found: run jtau inside a jtau checkout (a folder with entity_maps/), set JTAU_ROOT, "
+        "or install the jtau wheel of a release (it holds J-tau)"
     )
+
+
+def editable_checkout() -> Path:
+    """The checkout an editable install runs from (src/jtau/ is two levels below it)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def installed_root() -> Path:
+    """Where the wheel puts the J-tau it holds (it may be absent: a checkout's package has none)."""
+    return Path(__file__).resolve().parent / DATASET_DIR
+
+
+def is_installed(root: Path) -> bool:
+    """Whether `root` is the read-only J-tau installed with the package."""
+    return _inside(root, installed_root())
+
+
+def refuse_installed(path: Path, what: str, instead: str = "") -> None:
+    """One line, exit 2, when `path` (what a command would write) lies inside the installed,
+    read-only J-tau: `what` needs a checkout (or the option `instead` that names another place)."""
+    if _inside(path, installed_root()):
+        raise InputError(f"{what} writes into a jtau checkout, and this jtau runs on the J-tau installed with "
+                         f"the package (read-only): run it in a checkout{f' (or give {instead})' if instead else ''}")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    try:
+        Path(os.path.abspath(path)).resolve().relative_to(folder)
+    except ValueError:
+        return False
+    return True
 
 
 def maps_dir(root: Path) -> Path:

@@ -4,7 +4,7 @@ Exit codes: 0 ok, 1 validation or check failure, 2 usage or input error, 130 int
 141 the reader of the output stopped reading (`jtau ... | head`).
 """
 
-from jtau.cli import banking, experiment, localize, maps, retention, runtime, tm  # noqa: F401  (they register the commands)
+from jtau.cli import banking, experiment, localize, maps, release, retention, runtime, tm  # noqa: F401  (they register the commands)
 from jtau.cli.common import app, quiet_exit_on_closed_pipe
 
 __all__ = ["app", "main"]

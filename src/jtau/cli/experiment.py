@@ -166,7 +166,9 @@ def calibrate_command(
     domains: DomainsOpt = "airline",
     arms: ArmsOpt = "en,ja",
     users: UsersOpt = "ja",
-    trials: Annotated[int, typer.Option(min=2)] = 2,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task. Retention needs two arms (en and another) "
+                                                     "and two trials; with one arm or one trial each side's rewards "
+                                                     "and failures are checked.")] = 2,
     task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks (repeatable).")] = None,
     num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
     retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration "
@@ -193,14 +195,37 @@ def calibrate_command(
                                    on_progress=update)
             from jtau.retention.report import blocks
 
-            whole(blocks(result.results))
+            if result.results:
+                whole(blocks(result.results))
+            else:
+                whole(_sides_table(result.sides))
         problems = result.problems + [f"scripted server: {e}" for e in result.server_errors]
         if problems:
             raise CheckFailed(f"calibration: {len(problems)} numbers are not a perfect agent's", problems)
-        done(f"calibration: {counted(len(result.results), 'cell')}, reward 1.000 and retention 1.000 at both levels, "
-             "no failure", "jtau experiment run --out DIR --domains ... --agent-llm MODEL --user-llm MODEL")
+        if result.results:
+            done(f"calibration: {counted(len(result.results), 'cell')}, reward 1.000 and retention 1.000 at both "
+                 "levels, no failure", "jtau experiment run --out DIR --domains ... --agent-llm MODEL --user-llm MODEL")
+        else:
+            scored = sum(side["scored"] for side in result.sides)
+            done(f"calibration: {counted(len(result.sides), 'side')}, reward 1.000 in {scored}/{scored} simulations, "
+                 "no failure (no retention: it needs en and another arm, and two trials)",
+                 "jtau experiment run --out DIR --domains ... --agent-llm MODEL --user-llm MODEL")
     except KeyboardInterrupt:
         say_error("interrupted: calibration stopped")
         raise typer.Exit(130) from None
     except JtauError as exc:
         fail(exc)
+
+
+def _sides_table(sides: list[dict]):
+    """Each side's simulations, reward and failures (a calibration without a pair to compare)."""
+    from rich.table import Table
+
+    table = Table(title="scripted simulations per side")
+    for column in ("benchmark", "arm", "customer", "simulations", "reward", "failures"):
+        table.add_column(column)
+    for side in sides:
+        reward = "" if side["reward"] is None else f"{side['reward']:.3f}"
+        failures = ", ".join(f"{reason} {count}" for reason, count in sorted(side["failures"].items())) or "0"
+        table.add_row(side["benchmark"], side["arm"], side["user"] or "", str(side["simulations"]), reward, failures)
+    return table

@@ -113,7 +113,10 @@ def localize(
         from jtau.write import ensure_writable
 
         if not (check or dry_run):  # an output that cannot be written fails now, not after the work
+            from jtau.project import refuse_installed
+
             for name in names:
+                refuse_installed(out_dir(out, root, name), "jtau localize", "--out DIR")
                 ensure_writable(out_dir(out, root, name).parent)
         if report:
             ensure_writable(report, folder=False)
@@ -417,6 +420,9 @@ def review(
         names = several(domains(domain), source)
         root = project_root()
         folder = page_dir or root / "data" / "review"
+        from jtau.project import refuse_installed
+
+        refuse_installed(folder, "jtau review", "--page-dir DIR")
         ensure_writable(folder)
         for name in names:
             _review_one(name, root, folder, folders, changed_since)

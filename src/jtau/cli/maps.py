@@ -55,6 +55,10 @@ def maps_propose(
 
     try:
         root = project_root()
+        if write:
+            from jtau.project import refuse_installed
+
+            refuse_installed(maps_dir(root), "jtau maps propose --write")
         names = several(domains(domain), source)
         for name in names:
             domain_rules = load_rules(name)

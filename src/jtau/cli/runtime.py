@@ -157,6 +157,8 @@ def tau2(ctx: typer.Context) -> None:
         fail(InputError(f"jtau tau2 needs tau2 and its runtime dependencies ({exc.name} is missing): "
                         "see the README, J-tau in tau2"))
     try:
-        run_tau2(list(ctx.args))
+        from jtau.cli.common import err_console
+
+        run_tau2(list(ctx.args), note=lambda line: err_console.print(Text(line), soft_wrap=True))
     except JtauError as exc:
         fail(exc)

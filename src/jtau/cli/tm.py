@@ -124,6 +124,10 @@ def tm_import(
             raise InputError(f"--status {status!r}: use draft, reviewed or machine")
         if not file.is_file():
             raise InputError(f"{file}: file not found")
+        if not dry_run:  # before the pipeline's work
+            from jtau.project import project_root, refuse_installed, tm_dir
+
+            refuse_installed(tm or tm_dir(project_root()), "jtau tm import", "--tm DIR")
         result = plan(domain, source, tm)
         locale = result.maps.locale.locale
         jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))

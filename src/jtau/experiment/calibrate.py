@@ -1,13 +1,15 @@
 """Calibration: an experiment with the scripted models (scripted.py) whose numbers are known
 before it runs.  With no deviation planted, every side must score reward 1.000 and every cell
 retain exactly 1.000 at both levels with no failure; a planted deviation must come back as
-exactly what was planted (the tests and CI check both: tests/test_experiment.py)."""
+exactly what was planted (the tests and CI check both: tests/test_experiment.py).  Retention
+needs English and another arm and two trials; with one arm or one trial there is no pair to
+compare, and each side's rewards and failures are checked (a scripted run of one arm)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jtau.experiment.plan import Plan
@@ -16,10 +18,11 @@ from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, Scripted
 KEY_ENV = "JTAU_SCRIPTED_KEY"  # the scripted server takes any key; the openai client needs one
 
 
-def calibration_tasks(domain: str, count: int) -> list[str]:
+def calibration_tasks(domain: str, count: int, routes: bool = True) -> list[str]:
     """The first `count` tasks of a domain's base split that a scripted customer can tell apart
-    (its scenario text is no earlier task's: telecom's repeat across initial states) and in which
-    the agent calls a tool (a task where only the customer acts has no route to compare)."""
+    (its scenario text is no earlier task's: telecom's repeat across initial states) and, where
+    `routes` are compared, in which the agent calls a tool (a task where only the customer acts
+    has no route to compare)."""
     from jtau.arms import arm_domain
     from jtau.experiment.scripted import scenario_texts
     from jtau.runtime.arms import tasks_of
@@ -32,7 +35,7 @@ def calibration_tasks(domain: str, count: int) -> list[str]:
     for task in tasks_of(name):
         scenario = tuple(scenario_texts(task))
         actions = (task.get("evaluation_criteria") or {}).get("actions") or []
-        if str(task["id"]) not in base or scenario in seen or not any(
+        if str(task["id"]) not in base or scenario in seen or routes and not any(
                 a.get("requestor", "assistant") == "assistant" for a in actions):
             continue
         seen.add(scenario)
@@ -62,9 +65,15 @@ def scripted_plan(domains: list[str], arms: list[str], users: list[str], trials:
 @dataclass
 class Calibration:
     folder: Path
-    results: list[dict]
+    results: list[dict]       # the analysis' cells (none without a pair to compare)
     problems: list[str]
     server_errors: list[str]
+    sides: list[dict] = field(default_factory=list)  # each side's rewards and failures, without a pair
+
+
+def compares_pairs(arms: list[str], trials: int) -> bool:
+    """Whether a calibration has retention to check: English and another arm, two trials or more."""
+    return "en" in arms and len(arms) > 1 and trials > 1
 
 
 def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
@@ -103,7 +112,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     from jtau.retention.canonical import Canonicalizer
 
     if task_ids is None and num_tasks is not None:
-        task_ids = {d: calibration_tasks(d, num_tasks) for d in domains}
+        task_ids = {d: calibration_tasks(d, num_tasks, compares_pairs(arms, trials)) for d in domains}
         num_tasks = None
     with scripted_server(domains, arms, deviations, task_ids, num_tasks) as server:
         plan = scripted_plan(domains, arms, users, trials, task_ids, num_tasks, retrieval_config=retrieval_config,
@@ -111,16 +120,55 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
         run_experiment(folder, plan, concurrency, max_retries=0, on_progress=on_progress)
         errors = list(dict.fromkeys(server.errors))
     _, traces = experiment_traces(folder)
+    sides = side_results(traces)
+    if not compares_pairs(arms, trials):  # one arm or one trial: each side's rewards and failures
+        return Calibration(folder, [], exactness_problems([], sides), errors, sides)
     results = analyze(traces, Canonicalizer(load_maps(maps_dir(project_root()))), "en", None, 200, bootstrap,
                       details=True)
-    return Calibration(folder, results, exactness_problems(results), errors)
+    return Calibration(folder, results, exactness_problems(results), errors, sides)
 
 
-def exactness_problems(results: list[dict]) -> list[str]:
+def side_results(traces) -> list[dict]:
+    """Per side (benchmark, arm, customer): simulations, their mean reward, failures (a
+    simulation that did not run to its end, by reason)."""
+    from collections import Counter
+
+    sides: dict[tuple, dict] = {}
+    for trace in traces:
+        side = sides.setdefault((trace.benchmark, trace.language, trace.user or ""), {
+            "benchmark": trace.benchmark, "arm": trace.language, "user": trace.user, "simulations": 0,
+            "rewards": [], "failures": Counter()})
+        side["simulations"] += 1
+        if trace.failure is not None:
+            side["failures"][trace.failure] += 1
+        else:
+            side["rewards"].append(trace.reward)
+    out = []
+    for side in sides.values():
+        rewards = side.pop("rewards")
+        scored = [r for r in rewards if r is not None]
+        out.append({**side, "failures": dict(side["failures"]), "scored": len(scored),
+                    "reward": sum(scored) / len(scored) if scored else None, "unscored": len(rewards) - len(scored)})
+    return out
+
+
+def exactness_problems(results: list[dict], sides: list[dict] | None = None) -> list[str]:
     """What keeps a perfect agent's experiment from exact: a reward below 1, a failure, a
-    retention or a share that is not 1."""
+    retention or a share that is not 1.  With `sides` (no pair to compare: one arm or one
+    trial), each side's rewards and failures."""
     from jtau.retention.analysis import cell_name
 
+    if sides is not None:
+        problems = [] if sides else ["no simulation: the experiment ran nothing"]
+        for side in sides:
+            name = " ".join(str(part) for part in (side["benchmark"], side["arm"], side["user"]) if part)
+            if side["failures"]:
+                problems.append(f"{name}: {sum(side['failures'].values())} failed simulations {side['failures']}")
+            if side["unscored"]:
+                problems.append(f"{name}: {side['unscored']} simulations without a reward")
+            if side["scored"] and side["reward"] != 1.0:
+                problems.append(f"{name}: reward {side['reward']} over {side['scored']} simulations")
+        return problems
     problems = [] if results else ["no cell: the experiment has no English side and J-tau side to compare"]
     for cell in results:
         name = cell_name(cell)

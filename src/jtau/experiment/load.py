@@ -46,7 +46,7 @@ def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
         base, arm = split_domain(domain)
         info = RunInfo(plan["agent_llm"], base, arm.name if arm else "en", temperature, user,
                        plan.get("retrieval_config") if takes_retrieval(domain) else None, manifest.get("runtime"),
-                       manifest.get("id"))
+                       manifest.get("id"), manifest.get("jtau"), (manifest.get("datasets") or {}).get(domain))
         trace = simulation_trace(simulation, info, int(meta.get("trial") or 0), str(path))
         if trace.parsed:
             trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))

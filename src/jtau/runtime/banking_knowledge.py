@@ -35,6 +35,7 @@ from jtau.maps import EntityMaps
 from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
+from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
 from jtau.runtime.overlay import JaEnvironment, arm_descriptions, descriptions, environment_class, overlay_class
 
@@ -176,7 +177,7 @@ class BankingJa:
 
     def get_tasks(self, task_split_name: str | None = None) -> list[Task]:
         return [Task.model_validate(adapt_task(t, self.source))
-                for t in json.loads((self.folder / "tasks.json").read_text("utf-8"))]
+                for t in json.loads(dataset_files.read_bytes(self.folder, "tasks.json"))]
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
         return [(self.name, self.get_environment, self.get_tasks, None)]

@@ -24,6 +24,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
 
+from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
 from jtau.runtime.tool_errors import japanese_error
 
@@ -156,7 +157,7 @@ class LocalizedTasks:
 
     def get_tasks(self, task_split_name: str | None = "base", file: str = "tasks.json") -> list[Task]:
         tasks = [Task.model_validate(adapt_task(t, self.source))
-                 for t in json.loads((self.folder / file).read_text("utf-8"))]
+                 for t in json.loads(dataset_files.read_bytes(self.folder, file))]
         if task_split_name is None:
             return tasks
         splits = self.get_tasks_split()
@@ -165,7 +166,7 @@ class LocalizedTasks:
         return [t for t in tasks if t.id in splits[task_split_name]]
 
     def get_tasks_split(self) -> dict[str, list[str]]:
-        return json.loads((self.folder / "split_tasks.json").read_text("utf-8"))
+        return json.loads(dataset_files.read_bytes(self.folder, "split_tasks.json"))
 
 
 class JaDomain(LocalizedTasks):

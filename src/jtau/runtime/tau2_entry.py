@@ -66,6 +66,24 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     return names
 
 
+def collision_note() -> str | None:
+    """One line naming the J-tau names another package had registered in tau2 (SB Intuitions'
+    J-tau registers airline_ja, retail_ja, telecom_ja), or None."""
+    from jtau import __version__
+    from jtau.listing import joined
+    from jtau.runtime.arms import COLLISIONS, SHADOWED
+
+    if not COLLISIONS:
+        return None
+    modules = sorted(set(COLLISIONS.values()))
+    names = sorted(COLLISIONS)
+    if SHADOWED:
+        return (f"note: tau2 already has {joined(sorted(SHADOWED), 6)} from {', '.join(modules)}, another benchmark: "
+                "jtau could not replace them, so these names run THAT benchmark, not J-tau")
+    return (f"note: tau2 already had {joined(names, 6)} from {', '.join(modules)}, another benchmark of the same "
+            f"names: jtau tau2 runs J-tau's (jtau {__version__}); its results name J-tau and its dataset digest")
+
+
 def dataset_folder(name: str) -> Path | None:
     """The folder of J-tau data a registered arm runs on (for the dataset digest), made if need be."""
     from jtau.runtime.arms import arm_of
@@ -187,9 +205,11 @@ def set_judge(model: str | None, llm_args: str | None) -> None:
         config.DEFAULT_LLM_NL_ASSERTIONS = judge.DEFAULT_LLM_NL_ASSERTIONS = model
 
 
-def run_tau2(args: list[str]) -> None:
-    """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`).  A `run` whose
-    results record infrastructure errors (or that wrote none) ends in one line and exit 1."""
+def run_tau2(args: list[str], note=None) -> None:
+    """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`).  A `run`'s results
+    file gets J-tau's name, version and dataset digest (runtime/provenance.py); one whose results
+    record infrastructure errors (or that wrote none) ends in one line and exit 1.  `note(line)`
+    says that another package had registered a J-tau name (collision_note)."""
     require_tau2_data()
     judge_model, args = take_option(args, JUDGE_LLM)
     judge_args, args = take_option(args, JUDGE_ARGS)
@@ -211,6 +231,8 @@ def run_tau2(args: list[str]) -> None:
             args = [*args, "--skip-failed-samples"]  # 26.3: one simulation that raises does not end the run
         remember_failures()
     register()
+    if note and (line := collision_note()):
+        note(line)
     greet_in_domain_language()
     redact_run_records()
     set_judge(judge_model, judge_args)
@@ -231,6 +253,11 @@ def run_tau2(args: list[str]) -> None:
         raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {type(exc).__name__}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
     if run:
+        if results.is_file() and (started is None or results.stat().st_mtime != started):
+            from jtau.runtime.provenance import stamp_results
+
+            task_set, _ = take_option(args, "--task-set-name")
+            stamp_results(results, [task_set] if task_set else [])
         check_results(results, started)
 
 
