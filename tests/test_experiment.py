@@ -278,3 +278,39 @@ def test_one_arm_and_one_trial_check_each_sides_rewards_and_failures(tmp_path):
                                "airline ja user_simulator_ja: reward 0.5 over 2 simulations"]
     clean = calibrated(tmp_path / "clean", "airline", ["ja"], ["user_simulator_ja"], task_ids=["1", "2"], trials=1)
     assert clean.problems == [] and clean.sides[0]["reward"] == 1.0
+
+
+def test_ctrl_c_keeps_what_ran_and_the_same_command_continues(tmp_path):
+    """A user who stops `jtau experiment run` gets one line and exit 130; the simulations written
+    stay whole, and the same command runs only the rest."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from jtau.experiment.calibrate import KEY_ENV, scripted_server
+
+    out = tmp_path / "exp"
+    with scripted_server(["airline"], ["en", "ja"], task_ids=["1", "5"]) as server:
+        args = json.dumps(server.args())
+        command = [sys.executable, "-m", "jtau", "experiment", "run", "--out", str(out), "--domains", "airline",
+                   "--agent-llm", "openai/jtau-golden", "--user-llm", "openai/jtau-customer", "--agent-llm-args", args,
+                   "--user-llm-args", args, "--agent-key-env", KEY_ENV, "--user-key-env", KEY_ENV, "--concurrency", "1",
+                   "--task-ids", "1", "--task-ids", "5"]
+        env = {**os.environ, "JTAU_ROOT": str(ROOT), KEY_ENV: "scripted"}
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        deadline = time.monotonic() + 120
+        while len(list(out.glob("simulations/*/*/*.json"))) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+        assert process.returncode == 130, stderr
+        line = stderr.strip().splitlines()[-1]  # after the progress lines a pipe gets every few seconds
+        assert line.startswith("error: interrupted: ") and "run the same command to continue" in line
+        assert "Traceback" not in stderr
+        written = sorted(out.glob("simulations/*/*/*.json"))
+        assert 2 <= len(written) < 8 and all(json.loads(p.read_text())["simulation"] for p in written)
+        finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+        assert f"8/8 simulations ({8 - len(written)} run now)" in finished.stdout
