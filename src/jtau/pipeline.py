@@ -24,7 +24,7 @@ from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
 from jtau.rules import DomainRules, known_tokens, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
-from jtau.source.load import read_tasks
+from jtau.source.load import check_types, read_tasks
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
@@ -99,7 +99,10 @@ def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None
     """The source domain with its task repairs (task_patches/<domain>/) applied."""
     source = load_domain(rules, source_dir)
     patches = load_patches(patches_dir(root, rules.name))
-    return source, Repairs(patches, apply_patches(source.tasks, patches))
+    repairs = Repairs(patches, apply_patches(source.tasks, patches))
+    if repairs.report.applied:  # a repair may give a field another type
+        check_types(source.path, rules, source.db, source.tasks, f" as repaired by task_patches/{rules.name}/")
+    return source, repairs
 
 
 @gc_paused()

@@ -12,10 +12,12 @@ from jtau.cli.common import (
     SourceOpt,
     TmOpt,
     app,
+    checked_path,
     domains,
     err_console,
     fail,
     out_console,
+    say_detail,
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
@@ -29,7 +31,7 @@ app.add_typer(tm_app, name="tm")
 @tm_app.command("export")
 def tm_export(
     domain: OneDomainArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=checked_path, help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
     status: Annotated[str, typer.Option(
         help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all.")] = "missing",
     format: Annotated[Optional[str], typer.Option(
@@ -76,7 +78,7 @@ def nothing_to_export(domain: str, status: str, done) -> str:
 @tm_app.command("import")
 def tm_import(
     domain: OneDomainArg,
-    file: Annotated[Path, typer.Argument(help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
+    file: Annotated[Path, typer.Argument(callback=checked_path, help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
     engine: Annotated[str, typer.Option(help="Who translated: manual, or an engine name.")] = "manual",
     status: Annotated[str, typer.Option(help="draft, reviewed or machine.")] = "draft",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only check the translations; write nothing.")] = False,
@@ -91,6 +93,8 @@ def tm_import(
         domains(domain, allow_all=False)
         if status not in ("draft", "reviewed", "machine"):
             raise InputError(f"--status {status!r}: use draft, reviewed or machine")
+        if file.is_dir():
+            raise InputError(f"{file}: is a folder, not a file")
         if not file.is_file():
             raise InputError(f"{file}: file not found")
         result = plan(domain, source, tm)
@@ -112,10 +116,9 @@ def tm_import(
             out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
                               highlight=False, soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
-            err_console.print(f"  {line}", highlight=False, soft_wrap=True)
+            say_detail(line)
         if report.refused > PROBLEMS_SHOWN:
-            err_console.print(f"  ... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)",
-                              highlight=False, soft_wrap=True)
+            say_detail(f"... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)")
         if report.problems:
             raise typer.Exit(1)
     except JtauError as exc:

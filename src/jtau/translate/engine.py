@@ -102,7 +102,7 @@ class Translator:
         if not jobs:
             return stats
         if self.offline:
-            listed = first(f"{job.key} ({job.kind}): {job.source}" for job in jobs)
+            listed = first(f"{job.key} ({job.kind}): {clip(job.source, 200)}" for job in jobs)
             raise CheckFailed(f"--offline: the translation memory lacks {len(jobs)} segments; "
                               f"`jtau tm export {self.tm.domain} -o FILE` lists them all for translators", listed)
         self.pending = jobs
