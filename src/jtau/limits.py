@@ -101,6 +101,24 @@ def check_data(data, text: str, numbers: Numbers, limit: int = MAX_DEPTH) -> tup
     return None
 
 
+JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[][{}]')
+
+
+def deep_line(text: str, limit: int = MAX_DEPTH) -> int:
+    """The line of JSON `text` where nesting first passes `limit` (0 if it never does): for a
+    parser that stopped at its own recursion limit, without saying where."""
+    depth = 0
+    for match in JSON_TOKEN.finditer(text):
+        token = match[0]
+        if token in "[{":
+            depth += 1
+            if depth > limit:
+                return text.count("\n", 0, match.start()) + 1
+        elif token in "]}":
+            depth -= 1
+    return 0
+
+
 def _first(data, bad, what: str, keys: bool = False) -> tuple[tuple, str] | None:
     """The first value (or key) where `bad(value, path)` holds, depth first, and what it is."""
     stack = [((), data)]

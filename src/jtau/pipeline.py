@@ -71,8 +71,10 @@ class Localization:
 
 def raise_problems(problems: list[Problem]) -> None:
     if problems:
-        raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the "
-                         "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", first(problems))
+        many = len(problems) > 1
+        raise InputError(f"{len(problems)} value{'s' if many else ''} cannot be localized: not covered by the entity "
+                         f"maps or not of {'their' if many else 'its'} kind's form (add missing ones to entity_maps/, "
+                         "`jtau maps propose` suggests entries)", first(problems))
 
 
 @dataclass

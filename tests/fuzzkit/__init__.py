@@ -17,16 +17,20 @@ from .kinds import KINDS, Kind, register
 __all__ = ["FAILURES", "KINDS", "Kind", "OUTCOMES", "Outcome", "fuzz", "register", "run_case", "table", "warm_up"]
 
 
-def warm_up() -> None:
-    """Import and read once, in this process, what every case needs: the forked children start warm."""
+def warm_up(full: bool = True) -> None:
+    """Import (and with `full`, read and localize once) in this process what the cases need:
+    the forked children start warm."""
     import jtau.cli  # noqa: F401
     import jtau.pipeline  # noqa: F401
     from translate.storage import po  # noqa: F401
 
     from . import kinds
 
-    for domain in kinds.FAST:
-        kinds.baseline(domain)
+    if full:
+        for domain in kinds.FAST:
+            kinds.baseline(domain)
+            for fmt in kinds.FORMATS:
+                kinds.exported(domain, fmt)
 
 
 def fuzz(kind: Kind, cases: int, seed: int, on_case: Callable[[Outcome], None] | None = None) -> list[Outcome]:

@@ -68,6 +68,7 @@ class Case:
     check: str = ""  # name of the kind's extra check of a success (see CHECKS)
     baseline: dict[str, bytes] | None = None  # SAME: the outputs of the unmutated input
     setup: str = ""  # name of a function run in the child before the command (see SETUPS)
+    may_write: tuple[str, ...] = ()  # sandbox paths exit 1 may change (tm import records the valid units)
 
 
 @dataclass
@@ -145,6 +146,8 @@ def invoke(argv: list[str]) -> tuple[int | None, str, str, str]:
 def clear_error(stderr: str, exit_code: int, names: list[str]) -> str:
     """Why `stderr` is not a clear error (empty when it is)."""
     lines = [line for line in stderr.split("\n") if line.strip()]
+    while lines and lines[0].startswith(("note: ", "warning: ")) and len(lines) > 1:
+        lines = lines[1:]  # what the command says before it fails (a domain left out)
     if not lines:
         return "nothing on stderr"
     long = [line for line in lines if len(line) > MAX_LINE]
@@ -249,14 +252,23 @@ def _judge(case: Case, sandbox: Path, before: dict, code, stdout: str, stderr: s
         if case.check and not problems:
             problems += CHECKS[case.check](case, sandbox, stdout, stderr)
         return ("wrong", "; ".join(problems)[:3000]) if problems else ("ok", "")
-    names = [str(sandbox), *(a for a in case.argv if len(a) > 1 and "{S}" not in a)]
+    # what an error may name: a file of the case (as a path, or as its domain folder names it:
+    # `tasks.json`, `prompts/all_tools.md`), or the argument at fault
+    inputs = [*case.files, *case.links, *case.copies]
+    names = [str(sandbox), *(a for a in case.argv if len(a) > 1 and "{S}" not in a), *(repr(a) for a in case.argv),
+             *("/".join(Path(name).parts[i:]) + end for name in inputs for i in range(1, len(Path(name).parts))
+               for end in ": ")]
     why = clear_error(stderr, code, names)
     if why:
-        return "unclear", why
+        first = next((line for line in stderr.split("\n") if line.strip()), "")
+        return "unclear", f"{why}: {first[:300]!r}"
     after = _snapshot(sandbox)
-    if after != before:
-        changed = sorted(set(after.items()) ^ set(before.items()))
+    changed = sorted({name for name, _ in set(after.items()) ^ set(before.items())})
+    allowed = [name for name in changed if code == 1 and name in case.may_write]
+    if set(changed) - set(allowed):
         return "partial", f"changed: {changed[:5]}"
+    if allowed and case.check and (problems := CHECKS[case.check](case, sandbox, stdout, stderr)):
+        return "wrong", "; ".join(problems)[:3000]
     return "refused", ""
 
 

@@ -327,12 +327,18 @@ FORMATS = ("po", "xlf", "tmx", "jsonl")
 
 
 @functools.cache
+def _plan(domain: str):
+    from jtau.cli.localize import plan
+
+    return plan(domain, source_dir(domain), None)
+
+
+@functools.cache
 def exported(domain: str, fmt: str) -> bytes:
     """What `jtau tm export DOMAIN --status all` writes from the committed memory."""
-    from jtau.cli.localize import plan
     from jtau.translate.exchange import all_jobs, export
 
-    result = plan(domain, source_dir(domain), None)
+    result = _plan(domain)
     jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale, frozenset(result.rules.source_language))
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"segments.{fmt}"
@@ -470,6 +476,7 @@ def cat_case(draw) -> Case:
     options = draw(st.sampled_from([["--dry-run"], [], ["--status", "reviewed"], ["--force"]]))
     return project_case("cat", ["tm", "import", domain, f"{{S}}/in.{fmt}", "--tm", "{S}/tm", *options, *source],
                         domain, files={f"in.{fmt}": data}, expect=expect, check="tm_reads",
+                        may_write=() if "--dry-run" in options else (f"tm/{domain}.jsonl",),
                         note=f"import {domain} .{fmt} {' '.join(options)}: {note}")
 
 

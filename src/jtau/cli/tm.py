@@ -108,13 +108,15 @@ def tm_import(
                   f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:
             out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
-        else:
+        elif report.changed or report.status_only:  # nothing recorded: nothing written
             from jtau.write import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
             out_console.print(f"{counts}; recorded in {result.tm.path}; {still} segments still missing",
                               highlight=False, soft_wrap=True)
+        else:
+            out_console.print(f"{counts}; nothing to record, nothing written", highlight=False, soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
             say_detail(line)
         if report.refused > PROBLEMS_SHOWN:

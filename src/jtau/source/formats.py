@@ -12,7 +12,7 @@ from typing import Any
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
-from jtau.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode
+from jtau.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode, deep_line
 
 
 def parse(path: Path, data: bytes) -> Any:
@@ -33,7 +33,8 @@ def parse(path: Path, data: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except RecursionError:
-        raise InputError(f"{path}: nested deeper than {MAX_DEPTH} levels") from None
+        line = deep_line(text) if path.suffix != ".toml" else 0
+        raise InputError(f"{path}{f':{line}' if line else ''}: nested deeper than {MAX_DEPTH} levels") from None
     except ValueError:  # an integer of more digits than Python converts
         long = TOO_MANY_DIGITS.search(text)
         line = f":{text.count(chr(10), 0, long.start()) + 1}" if long else ""

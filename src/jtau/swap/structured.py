@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from jtau import jsonpath
+from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Localizer, Unmapped
 
@@ -28,7 +29,7 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {self.value!r}: {self.reason}"
+        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {clip(repr(self.value), 100)}: {self.reason}"
 
 
 def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems: list[Problem],

@@ -90,6 +90,8 @@ class Translator:
                 # entries are edited by hand in review: check them as strictly as a machine answer
                 found = check.problems(template.text, entry.target, hints if entry.hints == hints else {},
                                        self.glossary.allow_latin, self.literals)
+                if entry.target != entry.target.strip():  # jtau records translations stripped
+                    found.append("spaces or line breaks around the translation")
                 if found:
                     broken.append(f"{entry.where or self.tm.path}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target

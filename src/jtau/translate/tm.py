@@ -71,7 +71,7 @@ class Entry:
         for name, value in data.items():
             if not _typed(name, value):
                 shown = ("a JSON object" if isinstance(value, dict) else "a JSON list") if isinstance(value, (dict, list)) else clip(json.dumps(value), 60)
-                raise InputError(f"{where}: {name}: {TYPES[name]}, not {shown}")
+                raise InputError(f"{where}: not a translation-memory entry: {name}: {TYPES[name]}, not {shown}")
             for text in ([value] if isinstance(value, str) else [*value, *value.values()] if isinstance(value, dict) else []):
                 if why := not_text(text):
                     raise InputError(f"{where}: {name}: {why}: not text")
