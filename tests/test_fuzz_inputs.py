@@ -50,3 +50,22 @@ def test_a_new_input_kind_is_one_registration():
         assert outcome.outcome == "ok", outcome.detail
     finally:
         KINDS.pop("example", None)
+
+
+def test_the_limits_doc_states_each_limit_of_the_code():
+    """docs/LIMITS.md (linked from the README) gives the value of every limit in jtau/limits.py."""
+    from jtau import limits
+
+    doc = (fuzzkit.kinds.ROOT / "docs" / "LIMITS.md").read_text()
+    assert "docs/LIMITS.md" in (fuzzkit.kinds.ROOT / "README.md").read_text()
+    stated = {"MAX_FILE_BYTES": "64 MB", "MAX_YAML_BYTES": "4 MB", "MAX_DEPTH": "64 levels",
+              "MAX_SEGMENT_CHARS": "10,000 characters", "MAX_AMOUNT_DIGITS": "15 digits",
+              "MAX_NUMBER_DIGITS": "4,300 digits", "MAX_ERROR_LINE": "1,000 characters", "MAX_NAME_BYTES": "255 bytes",
+              "MAX_PATH_BYTES": "4,095 bytes"}
+    names = {name for name in vars(limits) if name.startswith("MAX_")}
+    assert names == set(stated), "a new limit: state it in docs/LIMITS.md and here"
+    for name, text in stated.items():
+        number = int(text.split()[0].replace(",", ""))
+        value = getattr(limits, name)
+        assert value in (number, number * 2**20), (name, value, text)
+        assert text in doc, (name, text)
