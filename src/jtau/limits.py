@@ -35,13 +35,25 @@ TOO_MANY_DIGITS = re.compile(r"\d{%d,}" % (MAX_NUMBER_DIGITS + 1))
 
 
 def not_text(text: str) -> str:
-    """What in `text` is no text ("control character U+0007"), or "" when it is all text."""
+    """What in `text` is no text ("control character U+0007 at character 3"), or "" when it is all text."""
     found = NOT_TEXT.search(text)
-    if not found:
-        return ""
-    code = ord(found[0])
+    return f"{_character(found[0])} at character {found.start() + 1}" if found else ""
+
+
+def _character(char: str) -> str:
+    code = ord(char)
     what = "lone surrogate" if 0xD800 <= code <= 0xDFFF else "noncharacter" if code >= 0xFFFE else "control character"
-    return f"{what} U+{code:04X} at character {found.start() + 1}"
+    return f"{what} U+{code:04X}"
+
+
+def check_text(path: Path, text: str) -> str:
+    """`text` of a text file (Markdown, Graphviz) if it is all text (a CR of CRLF line ends
+    aside); else one line naming the file and the line."""
+    found = NOT_TEXT.search(text.replace("\r", " "))
+    if found:
+        line = text.count("\n", 0, found.start()) + 1
+        raise InputError(f"{path}:{line}: {_character(found[0])}: not text")
+    return text
 
 
 def read_input(path: Path, limit: int = MAX_FILE_BYTES, what: str = "file") -> bytes:

@@ -160,6 +160,8 @@ def clear_error(stderr: str, exit_code: int, names: list[str]) -> str:
             return "lines after the error line that are not its indented details"
     elif exit_code == 1 and all(line.startswith("  ") for line in lines):
         pass  # tm import: the refused units, one line each
+    elif exit_code == 1 and len(lines) == 1:
+        pass  # a result that is no success, in one line (tm export: "no missing segments ...; nothing written")
     elif exit_code == 2 and "Usage: jtau" in stderr:
         return ""  # a usage error of the command line parser, naming the option
     else:
@@ -256,6 +258,7 @@ def _judge(case: Case, sandbox: Path, before: dict, code, stdout: str, stderr: s
     # `tasks.json`, `prompts/all_tools.md`), or the argument at fault
     inputs = [*case.files, *case.links, *case.copies]
     names = [str(sandbox), *(a for a in case.argv if len(a) > 1 and "{S}" not in a), *(repr(a) for a in case.argv),
+             *(f"{Path(a)}: " for a in case.argv if "{S}" not in a),
              *("/".join(Path(name).parts[i:]) + end for name in inputs for i in range(1, len(Path(name).parts))
                for end in ": ")]
     why = clear_error(stderr, code, names)

@@ -357,7 +357,7 @@ DOCTYPES = [
     '<!DOCTYPE x [<!ENTITY bomb SYSTEM "file:///etc/passwd">]>',
     '<!DOCTYPE x SYSTEM "http://127.0.0.1:9/x.dtd">',
 ]
-PO_LINES = [b'msgstr "\\0"', b'msgstr "a\\ab"', b'msgstr "\\q"', b'msgstr "unterminated', b"msgstr", b"#, fuzzy",
+PO_LINES = [b'msgstr "\\0"', b'msgstr "a\\ab"', b'msgstr "a\x07b"', b'msgstr "\\q"', b'msgstr "unterminated', b"msgstr", b"#, fuzzy",
             b'msgctxt ""', b'msgid ""', b'#~ msgstr "x"', b'msgstr[0] "x"', b'"' + b"x" * 70_000 + b'"',
             b'msgstr "\xff"', b'msgstr "{PERSON_1}{{"', b'"\\u0000"']
 
@@ -427,11 +427,12 @@ def _cat_file(draw, domain: str, fmt: str) -> tuple[bytes, str, str]:
         mutated, note = mutate.byte_edit(draw, data)
         return mutated, ANY, note
     lines = data.split(b"\n")
-    targets = [i for i, line in enumerate(lines) if line.startswith(b"msgstr ") or line.startswith(b"msgctxt ")]
+    header = lines.index(b"")  # the header's block ends at the first blank line
+    targets = [i for i, line in enumerate(lines) if i > header and line.startswith((b"msgstr ", b"msgctxt "))]
     at = draw(st.sampled_from(targets))
     new = draw(st.sampled_from(PO_LINES))
     lines[at] = new
-    refuse = new in (b'msgstr "\\0"', b'msgstr "a\\ab"')
+    refuse = new == b'msgstr "a\x07b"'  # translate-toolkit drops the backslash of "\0" and "\a"
     return b"\n".join(lines), REFUSE if refuse else ANY, f"line {at + 1}: {new[:30]!r}"
 
 

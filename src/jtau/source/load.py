@@ -19,7 +19,7 @@ import orjson
 from jtau import jsonpath
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
-from jtau.limits import decode, read_input
+from jtau.limits import check_text, decode, read_input
 from jtau.listing import clip, first
 from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
@@ -136,7 +136,7 @@ def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: 
 
 
 def read_text(path: Path, data: bytes) -> str:
-    return decode(path, data)
+    return check_text(path, decode(path, data))
 
 
 def glob_names(folder: Path, pattern: str) -> list[str]:
