@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 from jtau.errors import InputError
+from jtau.listing import clip
 
 MAX_FILE_BYTES = 64 * 2**20  # any one file jtau reads (tau2's largest, telecom's tasks.json: 14 MB)
 MAX_YAML_BYTES = 4 * 2**20  # a YAML file people edit (the largest, entity_maps/banking.yaml: 64 KB)
@@ -152,8 +153,7 @@ def printable(text: str, limit: int = MAX_ERROR_LINE) -> str:
     """`text` for an error line: what is no text escaped (`\\x07`), a line break shown as `\\n`,
     at most `limit` characters (the rest counted)."""
     text = NOT_TEXT.sub(lambda m: m[0].encode("unicode_escape", "backslashreplace").decode("ascii"), text)
-    text = text.replace("\n", "\\n").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return text if len(text) <= limit else f"{text[:limit]}… (+{len(text) - limit:,} characters)"
+    return clip(text.replace("\n", "\\n").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"), limit)
 
 
 def check_path(value: str) -> str:

@@ -89,7 +89,7 @@ def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossar
     whose text names them."""
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
     own = glossary_path(root, maps.locale.locale, rules.name)
-    if own.is_file():
+    if own.exists():  # (a folder there is an error, not "no domain glossary")
         glossary = glossary.merged(load_glossary(own))
     if rules.catalog_hints:
         glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"],

@@ -8,9 +8,12 @@ needs them, and expanded they make a few lines gigabytes), text that is text.
 
 from __future__ import annotations
 
+import datetime
 import hashlib
+import math
 import os
 import pickle
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,6 +99,11 @@ def load_yaml(path: Path) -> YamlDoc:
     return doc
 
 
+# what a YAML value of another type is, as a message says it
+OTHER_TYPES = ((float, "not a finite number"), (bytes, "binary data (!!binary)"), (datetime.date, "a date"),
+               (tuple, "a list or a mapping as a key"), (AbstractSet, "a set (!!set)"))
+
+
 class _NoAliases(Composer):
     """ruamel's composer, refusing an alias where it stands (its expansion is never built)."""
 
@@ -143,7 +151,8 @@ def _parse(path: Path, text: str) -> YamlDoc:
 
 def _plain(node: Any, loc: tuple, lines: dict[tuple, int], path: Path, line: int = 0) -> Any:
     """Plain data of ruamel's nodes, each key's and item's line noted; a text that is no text
-    (a control character written as an escape, a lone surrogate) is refused with its line."""
+    (a control character written as an escape, a lone surrogate) or a value of another type
+    (`!!binary`, a date, a set, NaN) is refused with its line."""
     if isinstance(node, CommentedMap):
         out = {}
         for key, value in node.items():
@@ -163,9 +172,17 @@ def _plain(node: Any, loc: tuple, lines: dict[tuple, int], path: Path, line: int
                 pass
             out_list.append(_plain(value, loc + (index,), lines, path, lines.get(loc + (index,), line)))
         return out_list
+    where = f"{path}{f':{line}' if line else ''}"
     if isinstance(node, str):
         why = not_text(node)
         if why:
-            raise InputError(f"{path}{f':{line}' if line else ''}: {why}: not text")
+            raise InputError(f"{where}: {why}: not text")
         return str(node)
-    return node
+    if node is None or isinstance(node, bool):
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float) and math.isfinite(node):
+        return float(node)
+    shown = next((what for kind, what in OTHER_TYPES if isinstance(node, kind)), f"a {type(node).__name__} value")
+    raise InputError(f"{where}: {shown}: jtau's YAML files hold text, numbers, true/false, null, lists and mappings")

@@ -49,6 +49,8 @@ ANY, REFUSE, SAME = "any", "refuse", "same"  # what a case may end in: anything 
 OUTCOMES = ("ok", "refused", "traceback", "bad exit", "hang", "memory", "wrong", "unclear", "partial")
 FAILURES = OUTCOMES[2:]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # C0 (but tab and newline) and DEL
+# a file as a domain's folder names it, with a line or a JSON path: `tasks.json task 12 ...`, `policy.md:42:`
+FILE_NAMED = re.compile(r"[\w./-]+\.(?:json|jsonl|md|toml|dot|yaml)(?::\d+:|: | task )")
 
 
 @dataclass
@@ -167,7 +169,7 @@ def clear_error(stderr: str, exit_code: int, names: list[str]) -> str:
     else:
         return "no `error:` line"
     text = "\n".join(lines)
-    if not any(name and name in text for name in names):
+    if not any(name and name in text for name in names) and not FILE_NAMED.search(text):
         return "names no file of the case nor the argument at fault"
     return ""
 

@@ -193,8 +193,7 @@ def tm_case(draw) -> Case:
     way = draw(st.sampled_from(["entry", "entry", "entry", "line", "file"]))
     expect, notes = ANY, []
     if way == "entry":
-        for _ in range(draw(st.integers(1, 3))):
-            at = draw(st.integers(0, len(entries) - 1))
+        for at in draw(st.lists(st.integers(0, len(entries) - 1), min_size=1, max_size=3, unique=True)):
             raw = mutate.Raw()
             mutated, this, note = mutate.mutate_tree(draw, entries[at], raw)
             lines[at] = raw.splice(json.dumps(mutated, ensure_ascii=False).encode("utf-8", "surrogatepass"))
@@ -285,11 +284,15 @@ def yaml_case(draw) -> Case:
 
 @st.composite
 def source_case(draw) -> Case:
-    domain = draw(st.sampled_from([*FAST, *FAST, "telecom", *(["banking_knowledge"] if banking_here() else [])]))
+    domain = draw(st.sampled_from([*FAST, "telecom", *(["banking_knowledge"] * 2 if banking_here() else [])]))
     names = source_files(domain)
-    many = [n for n in names if "/" in n and n.endswith(".json")]  # banking's task files and documents
-    few = [n for n in names if n not in many]
-    name = draw(st.sampled_from(few + ([draw(st.sampled_from(many))] if many else [])))
+    data_files = [n for n in names if n.endswith((".json", ".toml"))]
+    text_files = [n for n in names if n not in data_files]
+    files = data_files if draw(st.integers(0, 9)) < 7 or not text_files else text_files
+    groups: dict[str, list[str]] = {}  # a folder of many (banking's 97 task files, 698 documents) is one choice
+    for name in files:
+        groups.setdefault(name.split("/")[0] if name.endswith(".json") else name, []).append(name)
+    name = draw(st.sampled_from(groups[draw(st.sampled_from(sorted(groups)))]))
     path = source_dir(domain) / domain / name
     original = read_bytes(path)
     copied = name in rules(domain).files.copy_

@@ -240,12 +240,27 @@ YAML_VALUES = [
 ]
 
 
+def yaml_entries(lines: list[str]) -> list[int]:
+    """The lines that are `key: value` (or `- key: value`), not text inside a block scalar (`|`, `>`)."""
+    entries, block = [], None  # the indentation a block scalar's text is deeper than
+    for index, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip(" -"))
+        if block is not None and (not line.strip() or indent > block):
+            continue
+        block = None
+        if re.match(r"^\s*(?:- )?[^#\s][^:#]*:\s", line):
+            entries.append(index)
+            if re.search(r":\s*[|>][-+]?\d?\s*(?:#.*)?$", line):
+                block = indent
+    return entries
+
+
 def yaml_file(draw, text: str) -> tuple[bytes, str, str]:
     """A YAML file people edit, mutated by line: a value, a key, an indentation, or a block added."""
     data = text.encode("utf-8")
     way = draw(st.sampled_from(["value", "value", "value", "key", "indent", "bomb", "bytes", "lines"]))
     lines = text.split("\n")
-    entries = [i for i, line in enumerate(lines) if re.match(r"^\s*[^#\s][^:#]*:\s", line)]
+    entries = yaml_entries(lines)
     if way == "bomb":
         # an alias bomb under a key of its own: 9^9 strings once expanded
         anchor = draw(st.sampled_from(["j", "i", "e"]))
