@@ -46,8 +46,8 @@ def main() -> int:
             nonlocal shown
             if outcome.outcome in fuzzkit.FAILURES and shown < args.show:
                 shown += 1
-                print(f"  {kind.name}: {outcome.outcome}: {outcome.note[:300]!r}\n    {outcome.detail.strip()[-600:]!r}",
-                      flush=True)
+                print(f"  {kind.name}: {outcome.outcome}: {outcome.note[:300]!r}\n"
+                      f"    {outcome.detail.strip()[-600:]!r}", flush=True)
 
         outcomes = fuzzkit.fuzz(kind, args.cases, seed, report)
         rows.append(fuzzkit.row(kind, outcomes))

@@ -145,7 +145,9 @@ def project_case(kind: str, argv: list[str], domain: str | None = None, **fields
 
 
 def localize_argv(domain: str, source: str | None = None) -> list[str]:
-    src = ["--source", source] if source else (["--source", str(BANKING_SOURCE)] if domain == "banking_knowledge" else [])
+    if source is None and domain == "banking_knowledge":
+        source = str(BANKING_SOURCE)
+    src = ["--source", source] if source else []
     return ["localize", domain, "--offline", "--tm", "{S}/tm", "--out", "{S}/out", *src]
 
 
@@ -204,7 +206,8 @@ def tm_case(draw) -> Case:
             notes.append(f"entry {at + 1}: {note}")
     elif way == "line":
         data, note = mutate.line_edit(draw, b"\n".join(lines) + b"\n",
-                                      [b"{", b"[]", b"null", b'{"key": []}', b"\xff", b"x" * 100_000, b"[" * 5000 + b"]" * 5000])
+                                      [b"{", b"[]", b"null", b'{"key": []}', b"\xff", b"x" * 100_000,
+                                       b"[" * 5000 + b"]" * 5000])
         lines, notes = data.split(b"\n"), [note]
     else:
         data, note = mutate.byte_edit(draw, b"\n".join(lines) + b"\n")
@@ -360,7 +363,8 @@ DOCTYPES = [
     '<!DOCTYPE x [<!ENTITY bomb SYSTEM "file:///etc/passwd">]>',
     '<!DOCTYPE x SYSTEM "http://127.0.0.1:9/x.dtd">',
 ]
-PO_LINES = [b'msgstr "\\0"', b'msgstr "a\\ab"', b'msgstr "a\x07b"', b'msgstr "\\q"', b'msgstr "unterminated', b"msgstr", b"#, fuzzy",
+PO_LINES = [b'msgstr "\\0"', b'msgstr "a\\ab"', b'msgstr "a\x07b"', b'msgstr "\\q"', b'msgstr "unterminated', b"msgstr",
+            b"#, fuzzy",
             b'msgctxt ""', b'msgid ""', b'#~ msgstr "x"', b'msgstr[0] "x"', b'"' + b"x" * 70_000 + b'"',
             b'msgstr "\xff"', b'msgstr "{PERSON_1}{{"', b'"\\u0000"']
 

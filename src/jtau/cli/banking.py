@@ -25,10 +25,10 @@ def embed(
                            "Default: $JTAU_EMBED_BASE_URL, then $OPENAI_BASE_URL.")] = None,
     documents: Annotated[Optional[Path], typer.Option(
         "--documents", callback=checked_path, help="The Japanese documents (*.json: id, title, content). "
-                            "Default: data/domains/banking_knowledge/documents.")] = None,
+        "Default: data/domains/banking_knowledge/documents.")] = None,
     out: Annotated[Optional[Path], typer.Option(
         "--out", callback=checked_path, help="File to write. Default: where banking_knowledge_ja reads it, "
-                      "$JTAU_EMBEDDINGS or ~/.cache/jtau/embeddings/banking_knowledge_ja.MODEL.pkl.")] = None,
+        "$JTAU_EMBEDDINGS or ~/.cache/jtau/embeddings/banking_knowledge_ja.MODEL.pkl.")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=2048, help="Documents per request.")] = 64,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds per request.")] = 60.0,
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Tries per request (429, 5xx, timeouts, "

@@ -38,6 +38,7 @@ def _console(stderr: bool = False) -> Console:
 out_console = _console()
 err_console = _console(stderr=True)
 
+
 def checked_path(value: Path | None) -> Path | None:
     """The callback of every path option and argument: a value that cannot be a path here (a
     name over 255 bytes, ...) is one error line (exit 2), before any work."""
@@ -50,9 +51,11 @@ KNOWN = ", ".join(DOMAINS)
 DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
 OneDomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
-    "--source", callback=checked_path, help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
+    "--source", callback=checked_path,
+    help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
 OutOpt = Annotated[Optional[Path], typer.Option(
-    "--out", callback=checked_path, help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
+    "--out", callback=checked_path,
+    help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
 
 
 def domains(domain: str, allow_all: bool = True) -> list[str]:
@@ -113,7 +116,8 @@ def out_dir(out: Path | None, root: Path, domain: str) -> Path:
     from jtau.project import default_out
     return (out / domain) if out else default_out(root, domain)
 
-TmOpt = Annotated[Optional[Path], typer.Option("--tm", callback=checked_path, help="Translation memory folder. Default: data/tm.")]
+TmOpt = Annotated[Optional[Path], typer.Option("--tm", callback=checked_path,
+                                                help="Translation memory folder. Default: data/tm.")]
 
 
 class LineProgress:

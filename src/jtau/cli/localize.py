@@ -68,7 +68,8 @@ def localize(
     source: SourceOpt = None,
     out: OutOpt = None,
     tm: Annotated[Optional[Path], typer.Option(
-        "--tm", callback=checked_path, help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
+        "--tm", callback=checked_path,
+        help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
     offline: Annotated[bool, typer.Option(
         "--offline", help="Never contact an endpoint; exit 1 listing the segments the memory lacks.")] = False,
@@ -82,7 +83,8 @@ def localize(
     timeout: Annotated[float, typer.Option(min=1, help="Seconds before a request times out.")] = 60.0,
     attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
     report: Annotated[Optional[Path], typer.Option(
-        "--report", callback=checked_path, help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
+        "--report", callback=checked_path,
+        help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", min=1, help="Domains localized at once by `all` (worker processes). Default: one per CPU "
         "when nothing is sent to an endpoint, else 1.")] = None,

@@ -37,7 +37,8 @@ def verify(
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option(
-        "--json", callback=checked_path, help="Also write the per-task report as JSON (for all: an object by domain).")] = None,
+        "--json", callback=checked_path,
+        help="Also write the per-task report as JSON (for all: an object by domain).")] = None,
     tasks: Annotated[Optional[list[str]], typer.Option("--task", help="Only these task ids (repeatable).")] = None,
     rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
     jobs: Annotated[Optional[int], typer.Option(

@@ -31,7 +31,8 @@ app.add_typer(tm_app, name="tm")
 @tm_app.command("export")
 def tm_export(
     domain: OneDomainArg,
-    out: Annotated[Path, typer.Option("--out", "-o", callback=checked_path, help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=checked_path,
+                                      help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
     status: Annotated[str, typer.Option(
         help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all.")] = "missing",
     format: Annotated[Optional[str], typer.Option(
@@ -78,7 +79,8 @@ def nothing_to_export(domain: str, status: str, done) -> str:
 @tm_app.command("import")
 def tm_import(
     domain: OneDomainArg,
-    file: Annotated[Path, typer.Argument(callback=checked_path, help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
+    file: Annotated[Path, typer.Argument(
+        callback=checked_path, help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
     engine: Annotated[str, typer.Option(help="Who translated: manual, or an engine name.")] = "manual",
     status: Annotated[str, typer.Option(help="draft, reviewed or machine.")] = "draft",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only check the translations; write nothing.")] = False,

@@ -104,16 +104,17 @@ def check_copies(folder: Path, files: DomainFiles, raw: dict[str, bytes], tasks:
     for name in files.copy_:
         if name not in raw:
             continue
-        data = parse(folder / name, raw[name]) if name.endswith((".json", ".toml")) else read_text(folder / name, raw[name])
+        path = folder / name
+        data = parse(path, raw[name]) if name.endswith((".json", ".toml")) else read_text(path, raw[name])
         if Path(name).name != SPLITS:
             continue
         if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
-            raise InputError(f"{folder / name}: expected the task splits, {{split: [task id, ...]}}")
+            raise InputError(f"{path}: expected the task splits, {{split: [task id, ...]}}")
         for split, members in data.items():
             for index, task_id in enumerate(members):
                 if not isinstance(task_id, (str, int)) or str(task_id) not in ids:
-                    raise InputError(f"{folder / name}: {format_path((split, index))}: {clip(repr(task_id), 60)} is not a task "
-                                     f"of {files.tasks}")
+                    raise InputError(f"{path}: {format_path((split, index))}: {clip(repr(task_id), 60)} is not "
+                                     f"a task of {files.tasks}")
 
 
 def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: str = "") -> None:

@@ -29,7 +29,8 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {clip(repr(self.value), 100)}: {self.reason}"
+        value = clip(repr(self.value), 100)
+        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {value}: {self.reason}"
 
 
 def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems: list[Problem],

@@ -70,9 +70,9 @@ class Entry:
             raise InputError(f"{where}: not a translation-memory entry: no {missing[0]}")
         for name, value in data.items():
             if not _typed(name, value):
-                shown = ("a JSON object" if isinstance(value, dict) else "a JSON list") if isinstance(value, (dict, list)) else clip(json.dumps(value), 60)
-                raise InputError(f"{where}: not a translation-memory entry: {name}: {TYPES[name]}, not {shown}")
-            for text in ([value] if isinstance(value, str) else [*value, *value.values()] if isinstance(value, dict) else []):
+                raise InputError(f"{where}: not a translation-memory entry: {name}: {TYPES[name]}, not {_shown(value)}")
+            texts = [value] if isinstance(value, str) else [*value, *value.values()] if isinstance(value, dict) else []
+            for text in texts:
                 if why := not_text(text):
                     raise InputError(f"{where}: {name}: {why}: not text")
         for name in ("source", "target"):
@@ -89,6 +89,12 @@ class Entry:
 TYPES = {name: "a text" for name in FIELDS} | {
     "model": "a text or null", "prompt": "a text or null", "stale_from": "a text or null",
     "hints": "an object of texts (term: rendering)"}
+
+
+def _shown(value) -> str:
+    if isinstance(value, (dict, list)):
+        return "a JSON object" if isinstance(value, dict) else "a JSON list"
+    return clip(json.dumps(value), 60)
 
 
 def _typed(name: str, value) -> bool:
