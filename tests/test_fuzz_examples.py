@@ -142,6 +142,17 @@ def test_a_cat_unit_key_that_is_no_text_is_one_line(key):
     assert f"in.jsonl:1: key: a text, not {type(key).__name__}" in refused(case)
 
 
+def test_a_task_repair_that_puts_a_list_where_a_name_belongs_is_one_line():
+    """(Found by the fuzzer: tool arguments are free in tau2's schema; validation hashed them.)"""
+    patch = (ROOT / "task_patches" / "airline" / "task_029.yaml").read_text()
+    assert "first_name: " in patch
+    patch = patch.replace("first_name: ", "first_name: [a, b]  # ", 1)
+    case = project_case("yaml", localize_argv("airline"), "airline",
+                        files={"project/task_patches/airline/task_029.yaml": patch.encode()})
+    said = refused(case)
+    assert "1 value cannot be localized" in said and "a JSON list where one given_name belongs" in said
+
+
 # --- numbers and paths at the edges --------------------------------------------------------------
 
 def test_a_five_thousand_digit_dollar_amount_is_refused_cleanly():

@@ -9,6 +9,7 @@ The retention inputs (traces, tau2 results, ReAct transcripts) are to be added t
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import re
@@ -517,7 +518,9 @@ def path_value(draw, kind: str) -> str:
 def git_project() -> Path:
     """A git checkout of a jtau project (maps, glossaries, repairs, the airline and retail output
     and memory committed), for `review --changed-since`; read, never written, by the cases."""
-    folder = Path(tempfile.mkdtemp(prefix="jtau-fuzz-git-")) / "project"
+    base = Path(tempfile.mkdtemp(prefix="jtau-fuzz-git-"))
+    atexit.register(shutil.rmtree, base, True)  # (the forked children leave by os._exit: never theirs)
+    folder = base / "project"
     for name in PROJECT_INPUTS:
         shutil.copytree(ROOT / name, folder / name)
     for domain in FAST:

@@ -46,6 +46,11 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
         for path, container, key in list(jsonpath.find(data, pattern)):
             if container[key] is None:  # an optional value not set (tau2 dumps it as null)
                 continue
+            value = container[key]
+            if isinstance(value, (dict, list)):  # one value of the kind (tau2's schema leaves tool arguments free)
+                shape = "object" if isinstance(value, dict) else "list"
+                problems.append(Problem(file, prefix + path, kind, value, f"a JSON {shape} where one {kind} belongs"))
+                continue
             try:
                 if kind == "option_value" and isinstance(key, str):  # key: the option's English name
                     container[key] = loc.option_value(container[key], key)
