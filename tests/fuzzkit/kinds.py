@@ -259,8 +259,10 @@ SETUPS["rules_from_sandbox"] = _rules_from_sandbox
 
 @st.composite
 def yaml_case(draw) -> Case:
-    seeds = yaml_seeds()
-    name, text = draw(st.sampled_from(seeds))
+    groups: dict[str, list[tuple[str, str]]] = {}  # maps, glossaries, repairs, rules: each as likely
+    for seed in yaml_seeds():
+        groups.setdefault(seed[0].split("/")[1] if seed[0].startswith("project/") else "rules", []).append(seed)
+    name, text = draw(st.sampled_from(groups[draw(st.sampled_from(sorted(groups)))]))
     data, expect, note = mutate.yaml_file(draw, text)
     domain = draw(st.sampled_from(FAST))
     copies = {}

@@ -172,6 +172,15 @@ class DomainRules(BaseModel):
     def _cited_compiles(cls, value: str | None) -> str | None:
         return value if value is None else _regex(value)
 
+    @field_validator("schemas")
+    @classmethod
+    def _shipped_schemas(cls, schemas: dict[str, str]) -> dict[str, str]:
+        shipped = {p.name for p in resources.files("jtau").joinpath("schemas").iterdir() if p.name.endswith(".json")}
+        for part, name in schemas.items():
+            if name not in shipped:
+                raise ValueError(f"{part}: {name!r} is none of the shipped schemas ({', '.join(sorted(shipped))})")
+        return schemas
+
     @field_validator("formats")
     @classmethod
     def _formats_work(cls, formats: dict[str, list[Format]]) -> dict[str, list[Format]]:
