@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import importlib.resources
 import json
 import re
 import shutil
@@ -246,10 +247,10 @@ def _rules_from_sandbox(sandbox: Path) -> None:
 
     folder = sandbox / "rules"
 
-    class Files:  # importlib.resources.files for jtau.rules: the sandbox folder
+    class Files:  # importlib.resources for jtau.rules: its files are the sandbox folder's
         @staticmethod
-        def files(_package):
-            return folder
+        def files(package):
+            return folder if package == "jtau.rules" else importlib.resources.files(package)
 
     jtau.rules.resources = Files
 
