@@ -133,6 +133,14 @@ def test_a_db_field_of_another_type_is_refused_before_any_stage_reads_it():
     assert f"db.json: reservations.{reservation}.passengers: schema" in said.splitlines()[1]
 
 
+def test_an_integer_past_64_bits_in_source_data_is_refused_with_its_json_path():
+    db = source_json("db.json")
+    user = next(iter(db["users"]))
+    db["users"][user]["membership"] = 2**64
+    said = refused(source_case("db.json", json.dumps(db).encode()))
+    assert said.endswith(f"db.json: users.{user}.membership: an integer past 64 bits\n")
+
+
 @pytest.mark.parametrize("key", [["a", "list"], 2**64])
 def test_a_cat_unit_key_that_is_no_text_is_one_line(key):
     entry = json.loads(memory_lines()[0])

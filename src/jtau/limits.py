@@ -82,21 +82,40 @@ def decode(path: Path, data: bytes, line_offset: int = 0) -> str:
 
 
 class Numbers:
-    """The `parse_float` (and JSON `parse_constant`) of a parser: notes a number that is none
-    (NaN, an infinity, 1e400), so that the data is searched for it only then."""
+    """The `parse_float` and `parse_int` (and JSON's `parse_constant`) of a parser: notes a
+    number that is none (NaN, an infinity, 1e400) or an integer past 64 bits (jtau writes JSON
+    with orjson), so that the data is searched for it only then."""
 
-    def __init__(self):
-        self.odd = False
+    def __init__(self, odd: bool = False):
+        self.odd = odd  # True: search anyway (a parser without these hooks: TOML's integers)
 
     def __call__(self, text: str) -> float:
         value = float(text)
         self.odd = self.odd or not math.isfinite(value)
         return value
 
+    def integer(self, text: str) -> int:
+        value = int(text)
+        self.odd = self.odd or (len(text) > 18 and not INT64[0] <= value <= INT64[1])
+        return value
+
+
+INT64 = (-2**63, 2**64 - 1)  # the integers orjson writes (signed and unsigned 64 bits)
+
+
+def odd_number(value) -> str:
+    """What is wrong with a number of parsed data ("" if nothing)."""
+    if type(value) is float and not math.isfinite(value):
+        return "not a finite number (NaN or infinity)"
+    if type(value) is int and not INT64[0] <= value <= INT64[1]:
+        return "an integer past 64 bits"
+    return ""
+
 
 def check_data(data, text: str, numbers: Numbers, limit: int = MAX_DEPTH) -> tuple[tuple, str] | None:
     """The first problem of data parsed from JSON or TOML `text`, as (path, what): nested
-    deeper than `limit`, a number that is none (NaN, infinity), a text that is no text.
+    deeper than `limit`, a number that is none (NaN, infinity) or past 64 bits, a text that is
+    no text.
     Without recursion: telecom's 14 MB of tasks in 60 ms."""
     level, depth = [data], 1
     while level:  # containers only, level by level
@@ -104,13 +123,12 @@ def check_data(data, text: str, numbers: Numbers, limit: int = MAX_DEPTH) -> tup
                  if type(value) is dict or type(value) is list]
         depth += 1
         if level and depth > limit:
-            return _first(data, lambda value, path: len(path) >= limit and type(value) in (dict, list),
-                          f"nested deeper than {limit} levels")
-    if numbers.odd:
-        return _first(data, lambda value, _: type(value) is float and not math.isfinite(value),
-                      "not a finite number (NaN or infinity)")
+            deep = f"nested deeper than {limit} levels"
+            return _first(data, lambda value, path: deep if len(path) >= limit and type(value) in (dict, list) else "")
+    if numbers.odd and (found := _first(data, lambda value, _: odd_number(value))):
+        return found
     if MAYBE_NOT_TEXT.search(text):
-        return _first(data, lambda value, _: type(value) is str and bool(not_text(value)), "", keys=True)
+        return _first(data, lambda value, _: not_text(value) if type(value) is str else "", keys=True)
     return None
 
 
@@ -132,17 +150,18 @@ def deep_line(text: str, limit: int = MAX_DEPTH) -> int:
     return 0
 
 
-def _first(data, bad, what: str, keys: bool = False) -> tuple[tuple, str] | None:
-    """The first value (or key) where `bad(value, path)` holds, depth first, and what it is."""
+def _first(data, problem, keys: bool = False) -> tuple[tuple, str] | None:
+    """The first (path, what) where `problem(value, path)` says what is wrong (a non-empty
+    text), depth first; with `keys`, object keys are looked at too."""
     stack = [((), data)]
     while stack:
         path, node = stack.pop()
-        if bad(node, path):
-            return path, what or not_text(node)
+        if what := problem(node, path):
+            return path, what
         if type(node) is dict:
             for key, value in reversed(node.items()):
-                if keys and bad(key, path):
-                    return path + (key,), f"key: {not_text(key)}"
+                if keys and (what := problem(key, path)):
+                    return path + (key,), f"key: {what}"
                 stack.append((path + (key,), value))
         elif type(node) is list:
             stack.extend((path + (index,), value) for index, value in reversed(list(enumerate(node))))

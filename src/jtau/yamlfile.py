@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import math
 import os
 import pickle
 from collections.abc import Set as AbstractSet
@@ -27,7 +26,7 @@ from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.scanner import RoundTripScanner, ScannerError
 
 from jtau.errors import InputError
-from jtau.limits import MAX_DEPTH, MAX_YAML_BYTES, decode, not_text, read_input
+from jtau.limits import MAX_DEPTH, MAX_YAML_BYTES, decode, not_text, odd_number, read_input
 
 
 @dataclass
@@ -100,7 +99,7 @@ def load_yaml(path: Path) -> YamlDoc:
 
 
 # what a YAML value of another type is, as a message says it
-OTHER_TYPES = ((float, "not a finite number"), (bytes, "binary data (!!binary)"), (datetime.date, "a date"),
+OTHER_TYPES = ((bytes, "binary data (!!binary)"), (datetime.date, "a date"),
                (tuple, "a list or a mapping as a key"), (AbstractSet, "a set (!!set)"))
 
 
@@ -180,9 +179,11 @@ def _plain(node: Any, loc: tuple, lines: dict[tuple, int], path: Path, line: int
         return str(node)
     if node is None or isinstance(node, bool):
         return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float) and math.isfinite(node):
-        return float(node)
-    shown = next((what for kind, what in OTHER_TYPES if isinstance(node, kind)), f"a {type(node).__name__} value")
+    if isinstance(node, (int, float)):  # ruamel's ScalarInt, ScalarFloat: plain numbers JSON can hold
+        plain = int(node) if isinstance(node, int) else float(node)
+        shown = odd_number(plain)
+        if not shown:
+            return plain
+    else:
+        shown = next((what for kind, what in OTHER_TYPES if isinstance(node, kind)), f"a {type(node).__name__} value")
     raise InputError(f"{where}: {shown}: jtau's YAML files hold text, numbers, true/false, null, lists and mappings")

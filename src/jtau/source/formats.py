@@ -20,12 +20,12 @@ def parse(path: Path, data: bytes) -> Any:
     at most MAX_DEPTH levels, no number that is none (NaN, infinity), no text that is no text;
     else one line naming the file and the line or the JSON path (jtau/limits.py)."""
     text = decode(path, data)
-    numbers = Numbers()
+    numbers = Numbers(odd=path.suffix == ".toml")  # (tomllib has no parse_int: TOML files are small)
     try:
         if path.suffix == ".toml":
             value = tomllib.loads(text, parse_float=numbers)
         else:
-            value = json.loads(text, parse_constant=numbers, parse_float=numbers)
+            value = json.loads(text, parse_constant=numbers, parse_float=numbers, parse_int=numbers.integer)
     except tomllib.TOMLDecodeError as exc:
         at = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
         where = f"{path}:{at[1]}:{at[2]}" if at else str(path)
