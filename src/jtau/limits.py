@@ -8,6 +8,7 @@ wrong output.  The limits are far above what tau2's data and jtau's own files ho
 
 from __future__ import annotations
 
+import datetime
 import math
 import re
 from pathlib import Path
@@ -104,11 +105,14 @@ INT64 = (-2**63, 2**64 - 1)  # the integers orjson writes (signed and unsigned 6
 
 
 def odd_number(value) -> str:
-    """What is wrong with a number of parsed data ("" if nothing)."""
+    """What is wrong with a value of parsed data ("" if nothing): a number JSON cannot hold, or
+    no JSON value at all (TOML's dates and times)."""
     if type(value) is float and not math.isfinite(value):
         return "not a finite number (NaN or infinity)"
     if type(value) is int and not INT64[0] <= value <= INT64[1]:
         return "an integer past 64 bits"
+    if isinstance(value, (datetime.date, datetime.time)):
+        return "a date or time value: tau2's data writes dates as text"
     return ""
 
 
