@@ -81,7 +81,7 @@ def test_a_lone_surrogate_in_a_target_is_refused_by_the_dry_run_and_by_the_impor
 DEEP = 1_000
 
 
-@pytest.mark.parametrize("where", ["memory line", "source json", "yaml", "xliff"])
+@pytest.mark.parametrize("where", ["memory line", "source json", "yaml", "xliff", "jsonl import"])
 def test_input_nested_a_thousand_levels_is_one_line(where):
     if where == "memory line":
         case = project_case("tm", localize_argv("airline"), "airline",
@@ -98,6 +98,11 @@ def test_input_nested_a_thousand_levels_is_one_line(where):
         deep = "".join("  " * level + f"k{level}:\n" for level in range(DEEP)) + "  " * DEEP + "x: 1\n"
         case = project_case("yaml", ["maps", "check"], files={"project/entity_maps/locale.yaml": deep.encode()})
         expected = "entity_maps/locale.yaml:64: nested deeper than 64 levels"
+    elif where == "jsonl import":
+        line = b'{"key": "k", "target": ' + b"[" * DEEP + b"]" * DEEP + b"}\n"
+        case = project_case("cat", ["tm", "import", "airline", "{S}/in.jsonl", "--tm", "{S}/tm"], "airline",
+                            files={"in.jsonl": b"\n" + line})
+        expected = "in.jsonl:2: expected a JSON object with key (or source) and target"
     else:
         body = "<g>" * DEEP + "x" + "</g>" * DEEP
         xliff = (f'<?xml version="1.0"?>\n<xliff version="1.2"><file><body>\n<trans-unit id="k"><source>s</source>'
