@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
+from jtau.limits import printable
 from jtau.listing import clip, first
 from jtau.source.formats import parse
 
@@ -92,22 +93,41 @@ def files_on_disk(folder: Path, names) -> dict[str, bytes]:
 
 
 def files_at_revision(root: Path, folder: Path, names, revision: str) -> dict[str, bytes]:
-    """The files of a localized domain as committed at `revision` (git)."""
+    """The files of a localized domain as committed at `revision` (git); an input error if
+    `root` is no git checkout or `revision` no commit of it (never "everything changed")."""
     try:
         base = folder.resolve().relative_to(root.resolve())
     except ValueError:
-        raise InputError(f"--changed-since {revision!r}: {folder} is not inside {root}, whose git history "
-                         "it would read") from None
+        raise InputError(f"--changed-since {printable(repr(revision), 80)}: {folder} is not inside {root}, "
+                         "whose git history it would read") from None
+    commit = commit_of(root, revision)
     out = {}
     for name in names:
         relative = base / name
-        shown = subprocess.run(["git", "-C", str(root), "show", f"{revision}:{relative.as_posix()}"],
+        shown = subprocess.run(["git", "-C", str(root), "cat-file", "blob", f"{commit}:{relative.as_posix()}"],
                                capture_output=True)
         if shown.returncode == 0:
             out[name] = shown.stdout
-        elif b"unknown revision" in shown.stderr or b"bad revision" in shown.stderr or b"invalid object" in shown.stderr:
-            raise InputError(f"--changed-since {revision!r}: not a git revision of {root}")
     return out
+
+
+def commit_of(root: Path, revision: str) -> str:
+    """The commit `revision` names in the git checkout `root` (the revision goes to git after
+    --end-of-options: `-x` is a revision, never an option)."""
+    shown = printable(repr(revision), 80)
+    if not revision.strip():
+        raise InputError("--changed-since: give a git revision (a commit, a branch, a tag)")
+    try:
+        found = subprocess.run(["git", "-C", str(root), "rev-parse", "--verify", "--quiet", "--end-of-options",
+                                f"{revision}^{{commit}}"], capture_output=True, text=True)
+    except OSError as exc:
+        raise InputError(f"--changed-since {shown}: git cannot run: {exc.strerror or exc}") from None
+    if found.returncode != 0:
+        inside = subprocess.run(["git", "-C", str(root), "rev-parse", "--git-dir"], capture_output=True)
+        if inside.returncode != 0:
+            raise InputError(f"--changed-since {shown}: {root} is not in a git checkout")
+        raise InputError(f"--changed-since {shown}: not a commit of the git checkout {root}")
+    return found.stdout.strip()
 
 
 def report_markdown(result, changes: list[Change], changed_files: list[str]) -> str:

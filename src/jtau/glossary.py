@@ -163,7 +163,7 @@ EMPTY = Glossary({}, frozenset(), "")
 
 
 def load_glossary(path: Path) -> Glossary:
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"{path}: glossary not found")
     doc = load_yaml(path)
     parsed = doc.parse(GlossaryFile)

@@ -87,10 +87,11 @@ def _check_guarded(patch: TaskPatch) -> None:
             tested.add(path)
         elif kind in ("replace", "remove") and path not in tested:
             raise InputError(f"{patch.where(index)}: {kind} of {path} needs a `test` of that path before it")
-    try:
-        jsonpatch.JsonPatch(patch.spec.patch)
-    except jsonpatch.InvalidJsonPatch as exc:
-        raise InputError(f"{patch.path}: invalid JSON Patch: {exc}") from None
+    for index, op in enumerate(patch.spec.patch):
+        try:
+            jsonpatch.JsonPatch([op])
+        except (jsonpatch.InvalidJsonPatch, JsonPointerException, TypeError, AttributeError) as exc:
+            raise InputError(f"{patch.where(index)}: not an RFC 6902 operation: {exc}") from None
 
 
 def _holds(task: dict, op: dict) -> bool:

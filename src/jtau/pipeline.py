@@ -30,7 +30,7 @@ from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
 from jtau.rules import DomainRules, known_tokens, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
-from jtau.source.load import read_tasks
+from jtau.source.load import check_types, read_tasks
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
@@ -78,8 +78,10 @@ class Localization:
 
 def raise_problems(problems: list[Problem]) -> None:
     if problems:
-        raise InputError(f"{len(problems)} value{'s are' if len(problems) > 1 else ' is'} not covered by the "
-                         "entity maps (add them to entity_maps/, `jtau maps propose` suggests entries)", first(problems))
+        many = len(problems) > 1
+        raise InputError(f"{len(problems)} value{'s' if many else ''} cannot be localized: not covered by the entity "
+                         f"maps or not of {'their' if many else 'its'} kind's form (add missing ones to entity_maps/, "
+                         "`jtau maps propose` suggests entries)", first(problems))
 
 
 @dataclass
@@ -94,7 +96,7 @@ def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossar
     whose text names them."""
     glossary = load_glossary(glossary_path(root, maps.locale.locale))
     own = glossary_path(root, maps.locale.locale, rules.name)
-    if own.is_file():
+    if own.exists():  # (a folder there is an error, not "no domain glossary")
         glossary = glossary.merged(load_glossary(own))
     if rules.catalog_hints:
         glossary = glossary.with_hints(maps.catalog.text_terms(), maps.digests["entity_maps/catalog.yaml"],
@@ -106,7 +108,10 @@ def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None
     """The source domain with its task repairs (task_patches/<domain>/) applied."""
     source = load_domain(rules, source_dir)
     patches = load_patches(patches_dir(root, rules.name))
-    return source, Repairs(patches, apply_patches(source.tasks, patches))
+    repairs = Repairs(patches, apply_patches(source.tasks, patches))
+    if repairs.report.applied:  # a repair may give a field another type
+        check_types(source.path, rules, source.db, source.tasks, f" as repaired by task_patches/{rules.name}/")
+    return source, repairs
 
 
 @gc_paused()

@@ -1,14 +1,18 @@
 """Read the YAML files people edit (maps, glossary, patches) with line numbers for errors.
 
 ruamel.yaml keeps the position of every key, so a problem found after parsing (a missing
-field, a duplicate target) can still be reported as `entity_maps/people.yaml:42`.
+field, a duplicate target) can still be reported as `entity_maps/people.yaml:42`.  What enters
+is bounded (jtau/limits.py): the file's size, its nesting, no aliases (`*name`: no file of jtau
+needs them, and expanded they make a few lines gigabytes), text that is text.
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import os
 import pickle
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,9 +20,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, ComposerError
 from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.events import AliasEvent
+from ruamel.yaml.scanner import RoundTripScanner, ScannerError
 
 from jtau.errors import InputError
+from jtau.limits import MAX_DEPTH, MAX_YAML_BYTES, decode, not_text, odd_number, read_input
 
 
 @dataclass
@@ -52,7 +60,7 @@ class YamlDoc:
             raise InputError(f"{self.path}: invalid content", details) from None
 
 
-CACHE_VERSION = b"jtau-yaml-1"
+CACHE_VERSION = b"jtau-yaml-2"  # 2: parses of files now refused (aliases, depth) are not reused
 
 
 def _cache_file(text: str) -> Path | None:
@@ -70,10 +78,7 @@ def load_yaml(path: Path) -> YamlDoc:
     """Parse a YAML file people edit, with line numbers.  ruamel.yaml is slow on the big maps,
     so a parse is cached by the file's content (a changed file is parsed again; a cache that
     cannot be read or written is ignored)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+    text = decode(path, read_input(path, MAX_YAML_BYTES, "YAML file"))
     cache = _cache_file(text)
     if cache is not None and cache.is_file():
         try:
@@ -93,24 +98,60 @@ def load_yaml(path: Path) -> YamlDoc:
     return doc
 
 
+# what a YAML value of another type is, as a message says it
+OTHER_TYPES = ((bytes, "binary data (!!binary)"), (datetime.date, "a date"),
+               (tuple, "a list or a mapping as a key"), (AbstractSet, "a set (!!set)"))
+
+
+class _NoAliases(Composer):
+    """ruamel's composer, refusing an alias where it stands (its expansion is never built)."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        if self.parser.check_event(AliasEvent):
+            event = self.parser.peek_event()
+            raise ComposerError(None, None, f"an alias (*{event.anchor}): jtau's YAML files hold no aliases, "
+                                "write the value out", event.start_mark)
+        return super().compose_node(parent, index)
+
+
+class _FlowBounded(RoundTripScanner):
+    """ruamel's scanner, refusing flow collections (`[[[...`) nested deeper than MAX_DEPTH where
+    the one too many opens: the scanner reads a whole flow collection ahead before the composer
+    sees a level, in time growing with the square of the nesting."""
+
+    def fetch_flow_collection_start(self, TokenClass: Any, to_push: str) -> None:
+        if self.flow_level >= MAX_DEPTH:
+            raise ScannerError(None, None, "maximum depth", self.reader.get_mark())
+        super().fetch_flow_collection_start(TokenClass, to_push)
+
+
 def _parse(path: Path, text: str) -> YamlDoc:
     yaml = YAML(typ="rt")
     yaml.allow_duplicate_keys = False
+    yaml.max_depth = MAX_DEPTH
+    yaml.Composer, yaml.Scanner = _NoAliases, _FlowBounded
     try:
         raw = yaml.load(text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark else ""
         problem = exc.problem or exc.context or "malformed YAML"
+        if problem.startswith("maximum depth"):
+            problem = f"nested deeper than {MAX_DEPTH} levels"
         raise InputError(f"{path}{line}: {problem}") from None
+    except RecursionError:  # the scanner's own recursion, before the composer counts levels
+        raise InputError(f"{path}: nested deeper than {MAX_DEPTH} levels") from None
     except Exception as exc:  # ruamel raises a few non-marked errors (duplicate keys, ...)
         raise InputError(f"{path}: {exc}") from None
     doc = YamlDoc(path=path, data=None)
-    doc.data = _plain(raw, (), doc.lines)
+    doc.data = _plain(raw, (), doc.lines, path)
     return doc
 
 
-def _plain(node: Any, loc: tuple, lines: dict[tuple, int]) -> Any:
+def _plain(node: Any, loc: tuple, lines: dict[tuple, int], path: Path, line: int = 0) -> Any:
+    """Plain data of ruamel's nodes, each key's and item's line noted; a text that is no text
+    (a control character written as an escape, a lone surrogate) or a value of another type
+    (`!!binary`, a date, a set, NaN) is refused with its line."""
     if isinstance(node, CommentedMap):
         out = {}
         for key, value in node.items():
@@ -118,7 +159,8 @@ def _plain(node: Any, loc: tuple, lines: dict[tuple, int]) -> Any:
                 lines[loc + (key,)] = node.lc.key(key)[0] + 1
             except (KeyError, TypeError):
                 pass
-            out[key] = _plain(value, loc + (key,), lines)
+            at = lines.get(loc + (key,), line)
+            out[_plain(key, loc, lines, path, at)] = _plain(value, loc + (key,), lines, path, at)
         return out
     if isinstance(node, CommentedSeq):
         out_list = []
@@ -127,8 +169,21 @@ def _plain(node: Any, loc: tuple, lines: dict[tuple, int]) -> Any:
                 lines[loc + (index,)] = node.lc.item(index)[0] + 1
             except (KeyError, TypeError, IndexError):
                 pass
-            out_list.append(_plain(value, loc + (index,), lines))
+            out_list.append(_plain(value, loc + (index,), lines, path, lines.get(loc + (index,), line)))
         return out_list
+    where = f"{path}{f':{line}' if line else ''}"
     if isinstance(node, str):
+        why = not_text(node)
+        if why:
+            raise InputError(f"{where}: {why}: not text")
         return str(node)
-    return node
+    if node is None or isinstance(node, bool):
+        return node
+    if isinstance(node, (int, float)):  # ruamel's ScalarInt, ScalarFloat: plain numbers JSON can hold
+        plain = int(node) if isinstance(node, int) else float(node)
+        shown = odd_number(plain)
+        if not shown:
+            return plain
+    else:
+        shown = next((what for kind, what in OTHER_TYPES if isinstance(node, kind)), f"a {type(node).__name__} value")
+    raise InputError(f"{where}: {shown}: jtau's YAML files hold text, numbers, true/false, null, lists and mappings")

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from jtau.cli.common import app, err_console, fail, out_console
+from jtau.cli.common import app, checked_path, err_console, fail, out_console
 from jtau.errors import InputError, JtauError
 from jtau.listing import counted
 
@@ -25,11 +25,11 @@ def embed(
         "--base-url", help="OpenAI-compatible endpoint (https://api.openai.com/v1, http://127.0.0.1:8000/v1). "
                            "Default: $JTAU_EMBED_BASE_URL, then $OPENAI_BASE_URL.")] = None,
     documents: Annotated[Optional[Path], typer.Option(
-        "--documents", help="The Japanese documents (*.json: id, title, content). "
-                            "Default: data/domains/banking_knowledge/documents.")] = None,
+        "--documents", callback=checked_path, help="The Japanese documents (*.json: id, title, content). "
+        "Default: data/domains/banking_knowledge/documents.")] = None,
     out: Annotated[Optional[Path], typer.Option(
-        "--out", help="File to write. Default: where banking_knowledge_ja reads it, "
-                      "$JTAU_EMBEDDINGS or ~/.cache/jtau/embeddings/banking_knowledge_ja.MODEL.pkl.")] = None,
+        "--out", callback=checked_path, help="File to write. Default: where banking_knowledge_ja reads it, "
+        "$JTAU_EMBEDDINGS or ~/.cache/jtau/embeddings/banking_knowledge_ja.MODEL.pkl.")] = None,
     batch_size: Annotated[int, typer.Option("--batch-size", min=1, max=2048, help="Documents per request.")] = 64,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="Seconds per request.")] = 60.0,
     attempts: Annotated[int, typer.Option("--attempts", min=1, help="Tries per request (429, 5xx, timeouts, "

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from jtau import DOMAINS, TAU3_ONLY, __version__
 from jtau.errors import InputError, JtauError
+from jtau.limits import check_path, printable
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
 # imported where a command needs them, not here.
@@ -72,13 +73,24 @@ def _console(stderr: bool = False) -> Console:
 out_console = _console()
 err_console = _console(stderr=True)
 
+
+def checked_path(value: Path | None) -> Path | None:
+    """The callback of every path option and argument: a value that cannot be a path here (a
+    name over 255 bytes, ...) is one error line (exit 2), before any work."""
+    if value is not None and (why := check_path(str(value))):
+        fail(InputError(f"{printable(str(value), 120)}: {why}"))
+    return value
+
+
 KNOWN = ", ".join(DOMAINS)
 DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
 OneDomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
-    "--source", help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
+    "--source", callback=checked_path,
+    help="A tau2-bench data/tau2/domains folder. Default: $JTAU_SOURCE, then the installed tau2 package.")]
 OutOpt = Annotated[Optional[Path], typer.Option(
-    "--out", help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
+    "--out", callback=checked_path,
+    help="Folder that holds the localized domains (one subfolder each). Default: data/domains.")]
 
 
 def domains(domain: str, allow_all: bool = True) -> list[str]:
@@ -145,10 +157,16 @@ def done(result: str, next_command: str) -> None:
 
 def say_error(message: str, details: list[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
-    values are user data, never rich markup, and a line is never wrapped."""
-    err_console.print(Text.assemble(("error:", "bold red"), " ", message), soft_wrap=True)
+    values are user data, never rich markup, and a line is never wrapped; a character that is
+    no text is escaped, a line longer than MAX_ERROR_LINE cut (jtau/limits.py)."""
+    err_console.print(Text.assemble(("error:", "bold red"), " ", printable(message)), soft_wrap=True, highlight=False)
     for line in details:
-        err_console.print(Text(f"  {line}"), soft_wrap=True)
+        say_detail(line)
+
+
+def say_detail(line: str) -> None:
+    """An indented line under an error or a report (a refused unit, a problem), as say_error prints."""
+    err_console.print(Text(f"  {printable(str(line))}"), soft_wrap=True, highlight=False)
 
 
 def fail(exc: JtauError, folders: Folders = Folders()) -> None:
@@ -162,7 +180,8 @@ def out_dir(out: Path | None, root: Path, domain: str) -> Path:
     from jtau.project import default_out
     return (out / domain) if out else default_out(root, domain)
 
-TmOpt = Annotated[Optional[Path], typer.Option("--tm", help="Translation memory folder. Default: data/tm.")]
+TmOpt = Annotated[Optional[Path], typer.Option("--tm", callback=checked_path,
+                                                help="Translation memory folder. Default: data/tm.")]
 
 
 RATE_AFTER = 1.0  # seconds of counting before a rate is shown: the first items' rate means nothing

@@ -18,6 +18,7 @@ from jtau.cli.common import (
     SourceOpt,
     TmOpt,
     app,
+    checked_path,
     domains,
     done,
     err_console,
@@ -68,7 +69,8 @@ def localize(
     source: SourceOpt = None,
     out: OutOpt = None,
     tm: Annotated[Optional[Path], typer.Option(
-        "--tm", help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
+        "--tm", callback=checked_path,
+        help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
     offline: Annotated[bool, typer.Option(
         "--offline", help="Never contact an endpoint; exit 1 listing the segments the memory lacks.")] = False,
@@ -82,7 +84,8 @@ def localize(
     timeout: Annotated[float, typer.Option(min=1, help="Seconds before a request times out.")] = 60.0,
     attempts: Annotated[int, typer.Option(min=1, max=20, help="Tries per segment before it is reported.")] = 4,
     report: Annotated[Optional[Path], typer.Option(
-        "--report", help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
+        "--report", callback=checked_path,
+        help="Also write what changed (segments, stale entries, files) as Markdown.")] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", min=1, help="Domains localized at once by `all` (worker processes). Default: one per CPU "
         "when nothing is sent to an endpoint, else 1.")] = None,
@@ -404,7 +407,7 @@ def review(
     domain: DomainArg,
     out: OutOpt = None,
     page_dir: Annotated[Optional[Path], typer.Option(
-        "--page-dir", help="Folder for the review pages. Default: data/review.")] = None,
+        "--page-dir", callback=checked_path, help="Folder for the review pages. Default: data/review.")] = None,
     source: SourceOpt = None,
     tm: TmOpt = None,
     changed_since: Annotated[Optional[str], typer.Option(
@@ -424,6 +427,10 @@ def review(
 
         refuse_installed(folder, "jtau review", "--page-dir DIR")
         ensure_writable(folder)
+        if changed_since is not None:  # a revision that is no commit fails now, not after the work
+            from jtau.changes import commit_of
+
+            commit_of(root, changed_since)
         for name in names:
             _review_one(name, root, folder, folders, changed_since)
     except JtauError as exc:
@@ -448,7 +455,7 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
                           f"({counted(len(stale), 'file')} {'differs' if len(stale) == 1 else 'differ'}), so a page would show another text: give the "
                           "--tm and --source it was localized with", first(stale, 5), run=("localize", domain),
                           run_label="or, to bring it up to date, run")
-    if changed_since:
+    if changed_since is not None:
         from jtau.changes import files_at_revision, text_changes
         from jtau.review import changes_page
 

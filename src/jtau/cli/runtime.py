@@ -16,6 +16,7 @@ from jtau.cli.common import (
     OutOpt,
     SourceOpt,
     app,
+    checked_path,
     done,
     domains,
     fail,
@@ -37,7 +38,8 @@ def verify(
     out: OutOpt = None,
     source: SourceOpt = None,
     json_file: Annotated[Optional[Path], typer.Option(
-        "--json", help="Also write the per-task report as JSON (for all: an object by domain).")] = None,
+        "--json", callback=checked_path,
+        help="Also write the per-task report as JSON (for all: an object by domain).")] = None,
     tasks: Annotated[Optional[list[str]], typer.Option("--task", help="Only these task ids (repeatable).")] = None,
     rewards: Annotated[bool, typer.Option(help="Also score both sides with tau2's evaluator.")] = True,
     jobs: Annotated[Optional[int], typer.Option(

@@ -13,10 +13,12 @@ from jtau.cli.common import (
     SourceOpt,
     TmOpt,
     app,
+    checked_path,
     domains,
     err_console,
     fail,
     out_console,
+    say_detail,
 )
 from jtau import TAU3_ONLY
 from jtau.cli.localize import plan
@@ -32,7 +34,8 @@ app.add_typer(tm_app, name="tm")
 @tm_app.command("export")
 def tm_export(
     domain: OneDomainArg,
-    out: Annotated[Path, typer.Option("--out", "-o", help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=checked_path,
+                                      help="File to write: .jsonl, .po, .xlf/.xliff or .tmx.")],
     status: Annotated[Optional[str], typer.Option(
         help="Which segments: missing (the memory lacks them), draft, reviewed, machine, or all. Default: "
              "missing; where the domain's source is not found, all the memory holds.")] = None,
@@ -107,7 +110,8 @@ def nothing_to_export(domain: str, status: str, done) -> str:
 @tm_app.command("import")
 def tm_import(
     domain: OneDomainArg,
-    file: Annotated[Path, typer.Argument(help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
+    file: Annotated[Path, typer.Argument(
+        callback=checked_path, help='PO, XLIFF or TMX from jtau tm export, or JSON Lines of {"key", "target"}.')],
     engine: Annotated[str, typer.Option(help="Who translated: manual, or an engine name.")] = "manual",
     status: Annotated[str, typer.Option(help="draft, reviewed or machine.")] = "draft",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only check the translations; write nothing.")] = False,
@@ -122,6 +126,8 @@ def tm_import(
         domains(domain, allow_all=False)
         if status not in ("draft", "reviewed", "machine"):
             raise InputError(f"--status {status!r}: use draft, reviewed or machine")
+        if file.is_dir():
+            raise InputError(f"{file}: is a folder, not a file")
         if not file.is_file():
             raise InputError(f"{file}: file not found")
         if not dry_run:  # before the pipeline's work
@@ -138,19 +144,20 @@ def tm_import(
         counts = (f"{domain}: {report.changed} changed, {report.status_only} status only (now {status}), "
                   f"{report.unchanged} unchanged, {report.refused} refused")
         if dry_run:
-            out_console.print(f"{counts}; nothing written (--dry-run)", soft_wrap=True)
-        else:
+            out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
+        elif report.changed or report.status_only:  # nothing recorded: nothing written
             from jtau.write import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
             out_console.print(f"{counts}; recorded in {result.tm.path}; {counted(still, 'segment')} still missing",
-                              soft_wrap=True)
+                              highlight=False, soft_wrap=True)
+        else:
+            out_console.print(f"{counts}; nothing to record, nothing written", highlight=False, soft_wrap=True)
         for line in report.problems[:PROBLEMS_SHOWN]:
-            err_console.print(f"  {line}", soft_wrap=True)
+            say_detail(line)
         if report.refused > PROBLEMS_SHOWN:
-            err_console.print(f"  ... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)",
-                              soft_wrap=True)
+            say_detail(f"... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)")
         if report.problems:
             raise typer.Exit(1)
     except JtauError as exc:

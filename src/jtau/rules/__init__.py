@@ -65,10 +65,27 @@ class DomainFiles(BaseModel):
         return name.rsplit(".", 1)[0]
 
 
+def _regex(value: str) -> str:
+    """A regular expression of the rules: it compiles, and has no named group (the recognizer
+    names its own groups after the kinds)."""
+    try:
+        compiled = re.compile(value)
+    except (re.error, RecursionError, OverflowError) as exc:
+        raise ValueError(f"not a regular expression: {exc}") from None
+    if compiled.groupindex:
+        raise ValueError("a named group (?P<...>) in a pattern: use (?:...)")
+    return value
+
+
 class FrozenToken(BaseModel):
     model_config = ConfigDict(extra="forbid")
     pattern: str
     known: str | None = None
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        return _regex(value)
 
 
 class NotMoney(BaseModel):
@@ -96,6 +113,14 @@ class TaskRules(BaseModel):
     communicate_info: str | None = None
     communicate_info_kinds: dict[str, str] = Field(default_factory=dict)  # value -> kind
     frozen_tokens: dict[str, FrozenToken] = Field(default_factory=dict)
+    @field_validator("frozen_tokens")
+    @classmethod
+    def _kind_names(cls, tokens: dict[str, FrozenToken]) -> dict[str, FrozenToken]:
+        for kind in tokens:
+            if not kind.isidentifier():
+                raise ValueError(f"{kind!r}: a token kind is a name (letters, digits, _)")
+        return tokens
+
     # paths of a task holding db rows ({table: {key: record}}: banking_knowledge's
     # initial_state agent_data): localized by the db rules, read without their `.data.` level
     db_rows: list[str] = Field(default_factory=list)
@@ -144,6 +169,32 @@ class DomainRules(BaseModel):
     # discoverable tool): tool -> that argument; the pair is one step at the route level
     route_arguments: dict[str, str] = Field(default_factory=dict)
     digest: str = ""
+
+    @field_validator("cited_tool")
+    @classmethod
+    def _cited_compiles(cls, value: str | None) -> str | None:
+        return value if value is None else _regex(value)
+
+    @field_validator("schemas")
+    @classmethod
+    def _shipped_schemas(cls, schemas: dict[str, str]) -> dict[str, str]:
+        shipped = {p.name for p in resources.files("jtau").joinpath("schemas").iterdir() if p.name.endswith(".json")}
+        for part, name in schemas.items():
+            if name not in shipped:
+                raise ValueError(f"{part}: {name!r} is none of the shipped schemas ({', '.join(sorted(shipped))})")
+        return schemas
+
+    @field_validator("formats")
+    @classmethod
+    def _formats_work(cls, formats: dict[str, list[Format]]) -> dict[str, list[Format]]:
+        for kind, forms in formats.items():
+            for form in forms:
+                try:
+                    form.regex
+                    form.render(**{name: "x" for name in form.kinds})
+                except (re.error, KeyError, IndexError, ValueError) as exc:
+                    raise ValueError(f"{kind}: {form.en!r} -> {form.ja!r}: not a format: {exc!r}") from None
+        return formats
 
 
 def available() -> list[str]:

@@ -21,7 +21,11 @@ def item_prices(db, rules: DomainRules, rate: Decimal, file: str) -> tuple[list[
     errors, holds = [], 0
     for oid, order in db["orders"].items():
         for i, item in enumerate(order["items"]):
-            variant = db["products"][item["product_id"]]["variants"].get(item["item_id"])
+            product = db["products"].get(item["product_id"])
+            if product is None:  # (the schema says nothing of references)
+                errors.append(f"{file}: orders.{oid}.items[{i}]: product {item['product_id']!r} is not in the catalog")
+                continue
+            variant = product["variants"].get(item["item_id"])
             if variant is not None and _amount(variant["price"]) == _amount(item["price"]):
                 holds += 1
             else:

@@ -1,5 +1,6 @@
 """Read and write the data formats of tau2's domains by file suffix: JSON (airline, retail)
-and TOML (telecom's db.toml and user_db.toml).  Errors name the file, line and column."""
+and TOML (telecom's db.toml and user_db.toml).  Errors name the file and the line and column
+or the JSON path."""
 
 from __future__ import annotations
 
@@ -10,24 +11,39 @@ from pathlib import Path
 from typing import Any
 
 from jtau.errors import InputError
+from jtau.jsonpath import format_path
+from jtau.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode, deep_line
 
 
 def parse(path: Path, data: bytes) -> Any:
+    """The data of a JSON or TOML file (by suffix), checked as it enters: UTF-8, valid, nested
+    at most MAX_DEPTH levels, no number that is none (NaN, infinity), no text that is no text;
+    else one line naming the file and the line or the JSON path (jtau/limits.py)."""
+    text = decode(path, data)
+    numbers = Numbers(odd=path.suffix == ".toml")  # (tomllib has no parse_int: TOML files are small)
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    if path.suffix == ".toml":
-        try:
-            return tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            at = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-            where = f"{path}:{at[1]}:{at[2]}" if at else str(path)
-            raise InputError(f"{where}: invalid TOML: {re.sub(r' [(]at .*[)]$', '', str(exc))}") from None
-    try:
-        return json.loads(text)
+        if path.suffix == ".toml":
+            value = tomllib.loads(text, parse_float=numbers)
+        else:
+            value = json.loads(text, parse_constant=numbers, parse_float=numbers, parse_int=numbers.integer)
+    except tomllib.TOMLDecodeError as exc:
+        at = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        where = f"{path}:{at[1]}:{at[2]}" if at else str(path)
+        raise InputError(f"{where}: invalid TOML: {re.sub(r' [(]at .*[)]$', '', str(exc))}") from None
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
+    except RecursionError:
+        line = deep_line(text) if path.suffix != ".toml" else 0
+        raise InputError(f"{path}{f':{line}' if line else ''}: nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:  # an integer of more digits than Python converts
+        long = TOO_MANY_DIGITS.search(text)
+        line = f":{text.count(chr(10), 0, long.start()) + 1}" if long else ""
+        raise InputError(f"{path}{line}: a number of more than {MAX_NUMBER_DIGITS:,} digits") from None
+    problem = check_data(value, text, numbers)
+    if problem:
+        where, what = problem
+        raise InputError(f"{path}: {format_path(where)}: {what}")
+    return value
 
 
 def dump(name: str, data: Any) -> bytes:

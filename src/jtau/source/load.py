@@ -18,6 +18,9 @@ import orjson
 
 from jtau import jsonpath
 from jtau.errors import InputError
+from jtau.jsonpath import format_path
+from jtau.limits import check_text, decode, read_input
+from jtau.listing import clip, first
 from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
@@ -73,14 +76,68 @@ def read_tasks(path: Path, data: bytes) -> list[dict]:
     tasks = parse(path, data)
     if not isinstance(tasks, list) or not all(isinstance(t, dict) and "id" in t for t in tasks):
         raise InputError(f"{path}: expected a list of tasks, each with an id")
+    check_ids(tasks, lambda index: f"{path}: [{index}].id")
     return tasks
 
 
+def check_ids(tasks: list[dict], where) -> None:
+    """Task ids are texts or whole numbers, each once (patches and subsets find tasks by id);
+    `where(index)` names a task's id in messages."""
+    seen: dict[str, int] = {}
+    for index, task in enumerate(tasks):
+        task_id = task["id"]
+        if type(task_id) not in (str, int):
+            raise InputError(f"{where(index)}: a task id is a text or a whole number, not {clip(repr(task_id), 60)}")
+        if str(task_id) in seen:
+            raise InputError(f"{where(index)}: task id {clip(repr(task_id), 60)} is also the id of "
+                             f"{where(seen[str(task_id)])}")
+        seen[str(task_id)] = index
+
+
+SPLITS = "split_tasks.json"  # tau2's task splits, {split: [task id]}: copied once checked
+
+
+def check_copies(folder: Path, files: DomainFiles, raw: dict[str, bytes], tasks: list[dict]) -> None:
+    """The files written as they are (`files.copy`) are valid data; the splits name only tasks
+    of the domain (a truncated or stale copy is an input error, never written)."""
+    ids = {str(task["id"]) for task in tasks}
+    for name in files.copy_:
+        if name not in raw:
+            continue
+        path = folder / name
+        data = parse(path, raw[name]) if name.endswith((".json", ".toml")) else read_text(path, raw[name])
+        if Path(name).name != SPLITS:
+            continue
+        if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
+            raise InputError(f"{path}: expected the task splits, {{split: [task id, ...]}}")
+        for split, members in data.items():
+            for index, task_id in enumerate(members):
+                if not isinstance(task_id, (str, int)) or str(task_id) not in ids:
+                    raise InputError(f"{path}: {format_path((split, index))}: {clip(repr(task_id), 60)} is not "
+                                     f"a task of {files.tasks}")
+
+
+def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: str = "") -> None:
+    """The db and the tasks have the types of tau2's data model (the shipped JSON Schemas),
+    before any stage reads a field of them."""
+    from jtau.validate.schema import check_schema  # (jtau.validate imports this module)
+
+    files = rules.files
+    parts = [(files.db, db)] if isinstance(files.db, str) else [(n, db[files.db_part(n)]) for n in files.db_files]
+    errors = []
+    for name, data in parts:
+        schema = rules.schemas.get("db" if isinstance(files.db, str) else files.db_part(name))
+        if schema:
+            errors += check_schema(data, schema, str(folder / name))
+    if "tasks" in rules.schemas:
+        errors += check_schema(tasks, rules.schemas["tasks"], str(folder / files.tasks), item_schema=True)
+    if errors:
+        raise InputError(f"{folder}: the source data{label} does not have the types of tau2's data model",
+                         first(errors, 10))
+
+
 def read_text(path: Path, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    return check_text(path, decode(path, data))
 
 
 def glob_names(folder: Path, pattern: str) -> list[str]:
@@ -99,6 +156,7 @@ def read_task_files(folder: Path, names: list[str], raw: dict[str, bytes]) -> li
         if not isinstance(task, dict) or "id" not in task:
             raise InputError(f"{folder / name}: expected one task, with an id")
         tasks.append(task)
+    check_ids(tasks, lambda index: f"{folder / names[index]}: id")
     return tasks
 
 
@@ -203,13 +261,13 @@ def read_raw(rules: DomainRules, source: Path | None = None) -> tuple[Path, dict
     """The source folder of a domain and the bytes of every file jtau reads from it."""
     files = rules.files
     folder = _domain_dir(rules, source)
-    raw = {name: (folder / name).read_bytes() for name in needed_files(files)}
+    raw = {name: read_input(folder / name) for name in needed_files(files)}
     for name in [*files.copy_, *files.task_subsets]:
-        if (folder / name).is_file():
-            raw[name] = (folder / name).read_bytes()
+        if (folder / name).exists():
+            raw[name] = read_input(folder / name)
     task_names = glob_names(folder, files.task_files) if files.task_files else []
     document_names = glob_names(folder, files.documents) if files.documents else []
-    raw.update({name: (folder / name).read_bytes() for name in [*task_names, *document_names]})
+    raw.update({name: read_input(folder / name) for name in [*task_names, *document_names]})
     return folder, raw
 
 
@@ -222,6 +280,8 @@ def load_domain(rules: DomainRules, source: Path | None = None) -> SourceDomain:
     check_domain(rules, db, folder)
     tasks = read_task_files(folder, task_names, raw) if files.task_files else \
         read_tasks(folder / files.tasks, raw[files.tasks])
+    check_types(folder, rules, db, tasks)
+    check_copies(folder, files, raw, tasks)
     documents = read_documents(folder, document_names, raw)
     policies = {name: read_text(folder / name, raw[name]) for name in files.policy_files}
     graphs = {name: read_text(folder / name, raw[name]) for name in files.graphs}

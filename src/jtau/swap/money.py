@@ -10,33 +10,50 @@ from __future__ import annotations
 import ast
 from decimal import Decimal, InvalidOperation
 
+from jtau.limits import MAX_AMOUNT_DIGITS
+from jtau.listing import clip
+
 
 class MoneyError(ValueError):
     pass
 
 
 def to_decimal(value) -> Decimal:
+    """The exact amount of a number or a text ("$1,014.80"); a value that is no amount, or one
+    of more than MAX_AMOUNT_DIGITS digits before the point, is a MoneyError."""
     if isinstance(value, bool):
-        raise MoneyError(f"{value!r} is not an amount")
+        raise MoneyError(f"{_shown(value)} is not an amount")
     if isinstance(value, int):
-        return Decimal(value)
-    if isinstance(value, float):
-        return Decimal(repr(value))
-    if isinstance(value, str):
+        amount = Decimal(value) if abs(value) < 10 ** MAX_AMOUNT_DIGITS else None
+    elif isinstance(value, float):
+        amount = Decimal(repr(value))
+    elif isinstance(value, str):
         try:
-            return Decimal(value.replace(",", "").lstrip("$").strip())
+            amount = Decimal(value.replace(",", "").lstrip("$").strip())
         except InvalidOperation:
-            raise MoneyError(f"{value!r} is not an amount") from None
-    if isinstance(value, Decimal):
-        return value
-    raise MoneyError(f"{value!r} is not an amount")
+            raise MoneyError(f"{_shown(value)} is not an amount") from None
+    elif isinstance(value, Decimal):
+        amount = value
+    else:
+        raise MoneyError(f"{_shown(value)} is not an amount")
+    if amount is None or not amount.is_finite() or abs(amount) >= 10 ** MAX_AMOUNT_DIGITS:
+        raise MoneyError(f"{_shown(value)} is not an amount jtau converts (at most {MAX_AMOUNT_DIGITS} digits "
+                         "before the point)")
+    return amount
+
+
+def _shown(value) -> str:
+    """A value in a message: at most 60 characters of it."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 60:
+        return "a number of more than 60 digits"
+    return clip(repr(value), 60)
 
 
 def convert_amount(value, rate: Decimal) -> int:
     """`value` in source currency -> whole yen, exactly."""
     result = to_decimal(value) * rate
     if result != result.to_integral_value():
-        raise MoneyError(f"{value!r} x {rate} = {result} is not a whole amount")
+        raise MoneyError(f"{_shown(value)} x {rate} = {result} is not a whole amount")
     return int(result)
 
 
@@ -71,17 +88,17 @@ def convert_expression(expression: str, rate: Decimal) -> str:
     """
     try:
         tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError:
-        raise MoneyError(f"{expression!r} is not an arithmetic expression") from None
-    scaled: list[ast.Constant] = []
-    _mark(tree.body, scaled, expression)
+        scaled: list[ast.Constant] = []
+        _mark(tree.body, scaled, expression)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # 5,000 digits, 1,000 levels
+        raise MoneyError(f"{_shown(expression)} is not an arithmetic expression jtau converts") from None
     offset = len(expression) - len(expression.lstrip())
     out = expression
     for node in sorted(scaled, key=lambda n: n.col_offset, reverse=True):
         start, end = node.col_offset + offset, node.end_col_offset + offset
         out = out[:start] + str(convert_amount(out[start:end], rate)) + out[end:]
     if evaluate(out) != evaluate(expression) * rate:
-        raise MoneyError(f"{expression!r}: scaled expression {out!r} is not {rate} times the source")
+        raise MoneyError(f"{_shown(expression)}: scaled expression {_shown(out)} is not {rate} times the source")
     return out
 
 
@@ -103,11 +120,11 @@ def _mark(node: ast.AST, scaled: list, expression: str) -> None:
         elif _is_count(node.right):
             _mark(node.left, scaled, expression)
         else:
-            raise MoneyError(f"{expression!r}: a product of two amounts is not money")
+            raise MoneyError(f"{_shown(expression)}: a product of two amounts is not money")
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
         _mark(node.left, scaled, expression)
     else:
-        raise MoneyError(f"{expression!r}: only + - * / on numbers can be converted")
+        raise MoneyError(f"{_shown(expression)}: only + - * / on numbers can be converted")
 
 
 def evaluate(expression: str) -> Decimal:
@@ -129,9 +146,9 @@ def evaluate(expression: str) -> Decimal:
             if isinstance(node.op, ast.Mult):
                 return left * right
             return left / right
-        raise MoneyError(f"{expression!r}: unsupported expression")
+        raise MoneyError(f"{_shown(expression)}: unsupported expression")
 
     try:
         return walk(ast.parse(expression.strip(), mode="eval").body)
-    except SyntaxError:
-        raise MoneyError(f"{expression!r} is not an arithmetic expression") from None
+    except (SyntaxError, ValueError, RecursionError, MemoryError, ArithmeticError):
+        raise MoneyError(f"{_shown(expression)} is not an arithmetic expression jtau evaluates") from None

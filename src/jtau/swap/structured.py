@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from jtau import jsonpath
+from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Localizer, Unmapped
 
@@ -28,7 +29,8 @@ class Problem:
     reason: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {self.value!r}: {self.reason}"
+        value = clip(repr(self.value), 100)
+        return f"{self.file}: {jsonpath.format_path(self.path)}: {self.kind} {value}: {self.reason}"
 
 
 def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems: list[Problem],
@@ -43,6 +45,11 @@ def apply_rules(data, rules: dict[str, str], loc: Localizer, file: str, problems
             continue
         for path, container, key in list(jsonpath.find(data, pattern)):
             if container[key] is None:  # an optional value not set (tau2 dumps it as null)
+                continue
+            value = container[key]
+            if isinstance(value, (dict, list)):  # one value of the kind (tau2's schema leaves tool arguments free)
+                shape = "object" if isinstance(value, dict) else "list"
+                problems.append(Problem(file, prefix + path, kind, value, f"a JSON {shape} where one {kind} belongs"))
                 continue
             try:
                 if kind == "option_value" and isinstance(key, str):  # key: the option's English name

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from jtau import jsonpath
+from jtau.errors import InputError
+from jtau.limits import MAX_SEGMENT_CHARS
 from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Unmapped
@@ -65,6 +67,12 @@ class TextFields:
         figures = self.recognizer.figures_in(file)
         pieces = self._pieces.get((text, figures))
         if pieces is None:  # the same text recurs (telecom: 2,285 tasks from 15 scenarios)
+            lines = text.split("\n")
+            if (longest := max(lines, key=len)) and len(longest) > MAX_SEGMENT_CHARS:  # a segment is a line
+                index = lines.index(longest)
+                where = Field(container, key, file, path, kind, ["\n" * index], line, task).location(1)
+                raise InputError(f"{where}: a line of {len(longest):,} characters; jtau translates lines of at "
+                                 f"most {MAX_SEGMENT_CHARS:,}")
             pieces = self._pieces[(text, figures)] = [self.recognizer.templatize(p.text, figures) if p.translate
                                                       else p.text for p in segment(text)]
         self.fields.append(Field(container, key, file, path, kind, list(pieces), line, task))

@@ -14,7 +14,7 @@ import re
 from jtau.arms import JTAU_ARM
 from jtau.glossary import EMPTY, Glossary
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.swap.money import YEN_SIGN, format_yen, to_decimal
+from jtau.swap.money import YEN_SIGN, MoneyError, format_yen, to_decimal
 from jtau.text.template import PLACEHOLDER, Entity, Template
 from jtau.text.recognize import MONTHS
 
@@ -135,7 +135,10 @@ class Renderer:
         suffix = self.maps.locale.currency.suffix
         amounts = []
         for number in MONEY_NUMBER.findall(surface):
-            amount = to_decimal(number) * scale
+            try:
+                amount = to_decimal(number) * scale
+            except MoneyError as exc:
+                raise Unmapped("money", surface, str(exc)) from None
             yen = amount * self.maps.locale.currency.rate
             if yen != yen.to_integral_value():  # a rate below a cent ("1 point = $0.0125"): exact, with decimals
                 amounts.append(f"{yen.normalize():f}")

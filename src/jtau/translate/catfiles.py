@@ -125,10 +125,9 @@ def _po_units(data: bytes, path: Path) -> list[Unit]:
     return units
 
 
-def read_units(path: Path, fmt: str) -> list[Unit]:
-    """The units of a PO, XLIFF or TMX file, placeholders as `{NAME}` (codes mapped back, PO
-    braces undoubled), each with its line in the file."""
-    data = path.read_bytes()
+def read_units(data: bytes, path: Path, fmt: str) -> list[Unit]:
+    """The units of a PO, XLIFF or TMX file (its bytes), placeholders as `{NAME}` (codes mapped
+    back, PO braces undoubled), each with its line in the file."""
     if fmt == "po":
         return _po_units(data, path)
     reader = xmlcat.read_xliff if fmt == "xliff" else xmlcat.read_tmx

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from jtau.limits import MAX_SEGMENT_CHARS, not_text
 from jtau.listing import joined
 from jtau.text.template import PLACEHOLDER
 
@@ -47,6 +48,10 @@ def problems(source: str, answer, hints: dict[str, str], allow: frozenset[str] =
     never written, with the one to write (お客様 -> お客さま)."""
     if not isinstance(answer, str) or not answer.strip():
         return ["empty answer"]
+    if why := not_text(answer):  # NUL, BEL, ... would reach the tasks; a lone surrogate cannot be written
+        return [f"{why}: not text"]
+    if len(answer) > MAX_SEGMENT_CHARS:
+        return [f"{len(answer):,} characters: a segment has at most {MAX_SEGMENT_CHARS:,}"]
     full_answer = answer
     source, answer = without_literals(source, literals, source), without_literals(answer, literals, source)
     found: list[str] = []

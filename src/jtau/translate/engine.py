@@ -90,6 +90,8 @@ class Translator:
                 # entries are edited by hand in review: check them as strictly as a machine answer
                 found = check.problems(template.text, entry.target, hints if entry.hints == hints else {},
                                        self.glossary.allow_latin, self.literals, self.glossary.avoid)
+                if entry.target != entry.target.strip():  # jtau records translations stripped
+                    found.append("spaces or line breaks around the translation")
                 if found:
                     broken.append(f"{entry.where or self.tm.path}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target
@@ -102,7 +104,7 @@ class Translator:
         if not jobs:
             return stats
         if self.offline:
-            listed = first(f"{job.key} ({job.kind}): {job.source}" for job in jobs)
+            listed = first(f"{job.key} ({job.kind}): {clip(job.source, 200)}" for job in jobs)
             raise CheckFailed(f"--offline: the translation memory lacks {counted(len(jobs), 'segment')}", listed,
                               run=("tm", "export", self.tm.domain, "-o", "FILE"),
                               run_label="to list them all for translators, run")

@@ -21,6 +21,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from jtau.errors import InputError
+from jtau.limits import read_input
+from jtau.listing import clip
 from jtau.text.fields import TextFields
 from jtau.text.template import Template
 from jtau.translate import check
@@ -163,20 +165,27 @@ def _write(selected: list[tuple], info: dict[str, dict], path: Path, fmt: str, d
 def read_translations(path: Path, fmt: str | None = None) -> list[Unit]:
     """Every unit of the file that has a target (or cannot be read), with its line."""
     fmt = format_of(path, fmt)
+    data = read_input(path, what="translation file")
     if fmt != "jsonl":
-        return [unit for unit in read_units(path, fmt) if unit.target.strip() or unit.problem]
+        return [unit for unit in read_units(data, path, fmt) if unit.target.strip() or unit.problem]
     out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for number, line in enumerate(data.split(b"\n"), 1):  # JSON Lines: only \n ends a line (not U+2028)
         if not line.strip():
             continue
+        where = f"{path}:{number}"
         try:
-            item = json.loads(line)
-            key, source, target = item.get("key", ""), item.get("source", ""), item["target"]
-            if not (key or source):
-                raise KeyError("key")
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-            raise InputError(f"{path}:{number}: expected a JSON object with key (or source) and target") from None
-        out.append(Unit(key=key, source=source, target=target, line=number))
+            item = json.loads(line.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start} of the line)") from None
+        except (ValueError, RecursionError):  # not JSON, a 5,000-digit number, 1,000 levels
+            item = None
+        if not isinstance(item, dict) or "target" not in item or not (item.get("key") or item.get("source")):
+            raise InputError(f"{where}: expected a JSON object with key (or source) and target")
+        fields = {name: item.get(name, "") for name in ("key", "source", "target")}
+        wrong = [name for name, value in fields.items() if not isinstance(value, str)]
+        if wrong:
+            raise InputError(f"{where}: {wrong[0]}: a text, not {type(fields[wrong[0]]).__name__}")
+        out.append(Unit(**fields, line=number))
     return out
 
 
@@ -202,11 +211,12 @@ def find_segment(unit: Unit, jobs: dict[str, Job], by_source: dict[str, list[Job
         kinds = ", ".join(sorted(job.kind for job in candidates))
         return None, (f"{unit.source[:60]!r} is the English of {len(candidates)} segments ({kinds}) and the unit "
                       "has no key that tells which: keep the key (PO msgctxt, XLIFF id, TMX tuid) to import it")
+    key = clip(unit.key, 60)
     if not unit.source:
-        return None, f"{unit.key}: no segment of this domain has this key"
+        return None, f"{key}: no segment of this domain has this key"
     if not unit.key:
         return None, f"{unit.source[:60]!r}: no segment of this domain has this English source (and the unit has no key)"
-    return None, f"{unit.key} {unit.source[:60]!r}: no segment of this domain has this key or this English source"
+    return None, f"{key} {unit.source[:60]!r}: no segment of this domain has this key or this English source"
 
 
 @dataclass
@@ -238,7 +248,7 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
     for unit in read_translations(path, fmt):
         where = f"{path}:{unit.line}" if unit.line else str(path)
         if unit.problem:
-            report.problems.append(f"{where}: {unit.key or repr(unit.source[:60])}: {unit.problem}")
+            report.problems.append(f"{where}: {clip(unit.key, 60) or repr(unit.source[:60])}: {unit.problem}")
             continue
         job, why = find_segment(unit, jobs, by_source, info)
         if job is None:

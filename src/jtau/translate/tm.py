@@ -20,6 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from jtau.errors import InputError
+from jtau.limits import MAX_SEGMENT_CHARS, not_text, read_input
+from jtau.listing import clip
 
 STATUSES = ("machine", "draft", "reviewed", "stale")
 FIELDS = ("key", "kind", "status", "source", "target", "engine", "model", "prompt", "hints", "stale_from")
@@ -45,29 +47,68 @@ class Entry:
         return json.dumps(ordered, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, line: str, where: str) -> "Entry":
+    def from_json(cls, line: bytes | str, where: str) -> "Entry":
+        """The entry of one memory line, checked as it enters: UTF-8 JSON of the fields' types,
+        text that is text, segments within MAX_SEGMENT_CHARS; else one line naming `where`."""
         try:
-            data = json.loads(line)
+            data = json.loads(line.decode("utf-8") if isinstance(line, bytes) else line)
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{where}: not UTF-8 ({exc.reason} at byte {exc.start} of the line)") from None
         except json.JSONDecodeError as exc:
             raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
+        except (RecursionError, ValueError):  # nesting, a 5,000-digit number
+            raise InputError(f"{where}: not a translation-memory entry: nested too deeply, or a number of "
+                             "too many digits") from None
         if not isinstance(data, dict):
             raise InputError(f"{where}: not a translation-memory entry: a JSON {type(data).__name__}, "
                              "not an object with key, source and target")
-        try:
-            entry = cls(**{k: v for k, v in data.items() if k != "where"}, where=where)
-        except TypeError as exc:
-            raise InputError(f"{where}: not a translation-memory entry: {exc}") from None
-        if not all(isinstance(getattr(entry, name), str) for name in ("key", "source", "target")):
-            raise InputError(f"{where}: not a translation-memory entry: key, source and target must be text")
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise InputError(f"{where}: not a translation-memory entry: unknown field {clip(unknown[0], 60)!r}")
+        missing = [name for name in ("key", "kind", "source", "target") if name not in data]
+        if missing:
+            raise InputError(f"{where}: not a translation-memory entry: no {missing[0]}")
+        for name, value in data.items():
+            if not _typed(name, value):
+                raise InputError(f"{where}: not a translation-memory entry: {name}: {TYPES[name]}, not {_shown(value)}")
+            texts = [value] if isinstance(value, str) else [*value, *value.values()] if isinstance(value, dict) else []
+            for text in texts:
+                if why := not_text(text):
+                    raise InputError(f"{where}: {name}: {why}: not text")
+        for name in ("source", "target"):
+            if len(data[name]) > MAX_SEGMENT_CHARS:
+                raise InputError(f"{where}: {name}: {len(data[name]):,} characters; a segment has at most "
+                                 f"{MAX_SEGMENT_CHARS:,}")
+        entry = cls(**data, where=where)
         if entry.status not in STATUSES:
-            raise InputError(f"{where}: status {entry.status!r} is not one of {', '.join(STATUSES)}")
+            raise InputError(f"{where}: status {clip(entry.status, 60)!r} is not one of {', '.join(STATUSES)}")
         return entry
 
 
+# what each field of an entry holds: a text, but for these
+TYPES = {name: "a text" for name in FIELDS} | {
+    "model": "a text or null", "prompt": "a text or null", "stale_from": "a text or null",
+    "hints": "an object of texts (term: rendering)"}
+
+
+def _shown(value) -> str:
+    if isinstance(value, (dict, list)):
+        return "a JSON object" if isinstance(value, dict) else "a JSON list"
+    return clip(json.dumps(value), 60)
+
+
+def _typed(name: str, value) -> bool:
+    if name in ("model", "prompt", "stale_from"):
+        return value is None or isinstance(value, str)
+    if name == "hints":
+        return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+    return isinstance(value, str)
+
+
 def _read(path: Path, tolerate_torn_tail: bool = False) -> list[Entry]:
-    if not path.is_file():
+    if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").split("\n")
+    lines = read_input(path, what="translation memory").split(b"\n")
     entries = []
     for number, line in enumerate(lines, 1):
         if not line.strip():

@@ -28,6 +28,7 @@ from xml.parsers import expat
 
 from jtau import __version__
 from jtau.errors import InputError
+from jtau.limits import MAX_DEPTH, printable
 from jtau.text.template import PLACEHOLDER
 
 XLIFF_NS = "urn:oasis:names:tc:xliff:document:1.2"
@@ -174,39 +175,60 @@ def inline_text(element: ET.Element | None, names: dict[str, str]) -> str:
     return "".join(parts)
 
 
-def _parse(data: bytes, path, fmt: str) -> ET.Element:
-    try:
-        return ET.fromstring(data)
-    except ET.ParseError as exc:
-        line, column = exc.position
-        reason = str(exc).split(": line ", 1)[0]  # expat's message ends with the position
-        raise InputError(f"{path}:{line}:{column}: not a readable {fmt} file: {reason}") from None
+class _Refused(Exception):
+    """What the scan of an XML file refuses, at a line."""
+
+    def __init__(self, line: int, what: str):
+        super().__init__(what)
+        self.line, self.what = line, what
 
 
-def start_lines(data: bytes, name: str) -> list[int]:
-    """The line of every start tag `name` (any namespace), in document order."""
-    parser, lines = expat.ParserCreate(namespace_separator="}"), []
+def _parse(data: bytes, path, fmt: str, unit: str) -> tuple[ET.Element, list[int]]:
+    """The root of an XLIFF or TMX file and the line of every `unit` start tag (any namespace),
+    in document order.  Checked first by a scan with expat: elements nested at most MAX_DEPTH
+    levels, no entity declared (a CAT file needs none; expanded they make a few lines
+    megabytes) -- else one line naming the file and the line."""
+    parser, lines, depth = expat.ParserCreate(namespace_separator="}"), [], 0
 
     def start(tag, attributes):
-        if _local(tag) == name:
+        nonlocal depth
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise _Refused(parser.CurrentLineNumber, f"elements nested deeper than {MAX_DEPTH} levels")
+        if _local(tag) == unit:
             lines.append(parser.CurrentLineNumber)
 
-    parser.StartElementHandler = start
-    parser.Parse(data, True)
-    return lines
+    def end(tag):
+        nonlocal depth
+        depth -= 1
+
+    def entity(name, *_):
+        raise _Refused(parser.CurrentLineNumber, f"an entity declaration ({printable(name, 60)}): jtau reads "
+                       f"{fmt} files without entities")
+
+    parser.StartElementHandler, parser.EndElementHandler, parser.EntityDeclHandler = start, end, entity
+    try:
+        parser.Parse(data, True)
+        return ET.fromstring(data), lines
+    except _Refused as exc:
+        raise InputError(f"{path}:{exc.line}: {exc.what}") from None
+    except (expat.ExpatError, ET.ParseError) as exc:
+        line, column = (exc.lineno, exc.offset) if isinstance(exc, expat.ExpatError) else exc.position
+        reason = str(exc).split(": line ", 1)[0]  # expat's message ends with the position
+        raise InputError(f"{path}:{line}:{column}: not a readable {fmt} file: {reason}") from None
 
 
 def read_xliff(data: bytes, path) -> list[dict]:
     """Every trans-unit of an XLIFF file (1.2, 1.1 or without namespace): key (its id), source,
     target, note, line, problem (a code that cannot be read)."""
-    root = _parse(data, path, "XLIFF")
+    root, lines = _parse(data, path, "XLIFF", "trans-unit")
     if _local(root.tag) != "xliff":
         raise InputError(f"{path}: not an XLIFF file (its root element is <{_local(root.tag)}>)")
     if root.get("version", "").startswith("2"):
         raise InputError(f"{path}: XLIFF {root.get('version')}: jtau reads XLIFF 1.2 (the version it exports) and 1.1")
     ns = root.tag[:root.tag.index("}") + 1] if root.tag.startswith("{") else ""
     out = []
-    for unit, line in zip(root.iter(f"{ns}trans-unit"), start_lines(data, "trans-unit")):
+    for unit, line in zip(root.iter(f"{ns}trans-unit"), lines):
         if unit.get("restype") == "x-gettext-domain-header":  # po2xliff's PO header
             continue
         item = {"key": unit.get("id", ""), "line": line, "problem": "", "source": "", "target": "",
@@ -224,13 +246,13 @@ def read_xliff(data: bytes, path) -> list[dict]:
 def read_tmx(data: bytes, path) -> list[dict]:
     """Every tu of a TMX file: key (tuid or x-context), source (the tuv in the header's source
     language), target (the other tuv), note, line, problem."""
-    root = _parse(data, path, "TMX")
+    root, lines = _parse(data, path, "TMX", "tu")
     if root.tag != "tmx":
         raise InputError(f"{path}: not a TMX file (its root element is <{root.tag}>)")
     header = root.find("header")
     srclang = (header.get("srclang") if header is not None else None) or "en"
     out = []
-    for unit, line in zip(root.iter("tu"), start_lines(data, "tu")):
+    for unit, line in zip(root.iter("tu"), lines):
         props = {prop.get("type"): prop.text or "" for prop in unit.findall("prop")}
         item = {"key": unit.get("tuid") or props.get("x-context", ""), "line": line, "problem": "",
                 "source": "", "target": "", "note": "\n".join(n.text or "" for n in unit.findall("note"))}

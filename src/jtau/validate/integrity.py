@@ -9,6 +9,7 @@ from collections import Counter
 from collections import defaultdict
 
 from jtau import jsonpath
+from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.structured import tool_calls
 
@@ -97,6 +98,15 @@ def name_parents(table: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
+def _person(value, given: str, family: str, dob: str) -> tuple | None:
+    """(given, family, dob) of a passenger in a tool call; None when it is no object of such
+    values (a task repair may write anything there: tau2's schema leaves arguments free)."""
+    if not isinstance(value, dict):
+        return None
+    person = (value.get(given), value.get(family), value.get(dob))
+    return person if all(isinstance(part, (str, int, float, bool, type(None))) for part in person) else None
+
+
 def _field(table: dict[str, str], parent: str, kind: str) -> str | None:
     for pattern, k in table.items():
         if k == kind and pattern.rsplit(".", 1)[0] == parent:
@@ -149,13 +159,12 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
             o_found = jsonpath.find(o_action.get("arguments") or {}, parent)
             for (arg_path, sc, sk), (_, oc, ok) in zip(s_found, o_found):
                 checked += 1
-                s, o = sc[sk], oc[ok]
-                s_match = sorted(src_people.get((s.get(given), s.get(family), s.get(dob)), []))
-                o_match = sorted(out_people.get((o.get(given), o.get(family), o.get(dob)), []))
+                s, o = _person(sc[sk], given, family, dob), _person(oc[ok], given, family, dob)
+                s_match, o_match = sorted(src_people.get(s, [])), sorted(out_people.get(o, []))
                 if s_match != o_match:
+                    who = f"{o[1]} {o[0]}" if o else clip(repr(oc[ok]), 60)
                     errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
-                                  f"{o.get(family)} {o.get(given)} matches {len(o_match)} db records, "
-                                  f"the source passenger {len(s_match)}")
+                                  f"{who} matches {len(o_match)} db records, the source passenger {len(s_match)}")
     return errors, checked
 
 
