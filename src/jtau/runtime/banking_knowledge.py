@@ -37,7 +37,8 @@ from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
 from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
-from jtau.runtime.overlay import JaEnvironment, arm_descriptions, descriptions, environment_class, overlay_class
+from jtau.runtime.overlay import (JaEnvironment, arm_descriptions, descriptions, environment_class, load_db,
+                                  overlay_class)
 
 DOMAIN = "banking_knowledge_ja"
 COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")
@@ -135,7 +136,7 @@ class BankingJa:
         if solo_mode:
             raise ValueError(f"{self.name} does not support solo mode")
         if db is None:
-            db = TransactionalDB.load(str(self.folder / "db.json"))
+            db = load_db(TransactionalDB, self.folder)
         if read_log_allowlist is None:
             read_log_allowlist = golden_reads(task)
         # Japanese retrieval (jtau/retrieval): BM25 on kanji/katakana bigrams, dense search over the

@@ -19,6 +19,7 @@ from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 
+import orjson
 import yaml
 from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
@@ -169,6 +170,13 @@ class LocalizedTasks:
         return json.loads(dataset_files.read_bytes(self.folder, "split_tasks.json"))
 
 
+def load_db(db_model: type, folder: Path, name: str = "db.json"):
+    """`db_model.load(folder/name)` as tau2 does it (parse, then validate), parsed by orjson: a
+    simulation builds its environment three times (run, then the evaluator's two replays), and
+    the standard parser was a third of each build."""
+    return db_model.model_validate(orjson.loads(dataset_files.read_bytes(folder, name)))
+
+
 class JaDomain(LocalizedTasks):
     """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
     read from the localized folder (`data/domains/<domain>/`)."""
@@ -181,7 +189,7 @@ class JaDomain(LocalizedTasks):
         if solo_mode:
             raise ValueError(f"{self.name} does not support solo mode")
         if db is None:
-            db = self.db_model.load(str(self.folder / "db.json"))
+            db = load_db(self.db_model, self.folder)
         policy = (self.folder / "policy.md").read_text(encoding="utf-8")
         return self.environment(domain_name=self.name, policy=policy, tools=self.tools(db))
 
