@@ -166,6 +166,21 @@ def test_a_task_repair_that_puts_a_list_where_a_name_belongs_is_one_line():
     assert "1 value cannot be localized" in said and "a JSON list where one given_name belongs" in said
 
 
+@pytest.mark.parametrize("name", ["x" * 300 + ".md", "/etc/hosts", "../airline/policy.md"])
+def test_a_rules_file_name_no_folder_can_hold_is_one_line(name):
+    """(Found by the long fuzz run: a 300-byte policy name in telecom's rules reached the file
+    system, whose "File name too long" escaped as a traceback.)"""
+    rules_dir = ROOT / "src" / "jtau" / "rules"
+    text = (rules_dir / "telecom.yaml").read_text()
+    assert "tech_support_manual.md," in text
+    copies = {f"rules/{p.name}": str(p) for p in rules_dir.glob("*.yaml") if p.name != "telecom.yaml"}
+    case = project_case("yaml", localize_argv("telecom"), "telecom", copies=copies, setup="rules_from_sandbox",
+                        files={"rules/telecom.yaml": text.replace("tech_support_manual.md,", f"{json.dumps(name)},")
+                               .encode()})
+    said = refused(case)
+    assert "telecom.yaml" in said and ("must name a file inside" in said or "at most 255" in said), said
+
+
 # --- numbers and paths at the edges --------------------------------------------------------------
 
 def test_a_five_thousand_digit_dollar_amount_is_refused_cleanly():

@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.errors import InputError
+from jtau.limits import check_path, printable
 from jtau.swap.formats import Format
 from jtau.yamlfile import load_yaml
 
@@ -41,6 +42,17 @@ class DomainFiles(BaseModel):
     # a knowledge base, one JSON document a file (a glob): its text fields are the rules'
     # `documents`; written under the same names
     documents: str | None = None
+
+    @field_validator("db", "tasks", "policy", "copy_", "task_subsets", "graphs", "task_files", "documents")
+    @classmethod
+    def _relative_names(cls, value):
+        """A file name or glob inside the domain's folder that this system can open."""
+        for name in [value] if isinstance(value, str) else value or []:
+            why = check_path(name) or ("it must name a file inside the domain's folder"
+                                       if not name or name.startswith("/") or ".." in name.split("/") else "")
+            if why:
+                raise ValueError(f"{printable(repr(name), 80)}: {why}")
+        return value
 
     @property
     def db_files(self) -> list[str]:
