@@ -270,3 +270,15 @@ def test_an_entity_expansion_near_expats_limit_prints_no_long_line():
     case = project_case("cat", ["tm", "import", "airline", "{S}/in.xlf", "--tm", "{S}/tm", "--dry-run"], "airline",
                         files={"in.xlf": xliff})
     assert "in.xlf:2: an entity declaration (a): jtau reads XLIFF files without entities" in refused(case)
+
+
+def test_a_task_repair_whose_value_has_a_number_as_a_key_is_one_line():
+    """(Found by the long fuzz run: YAML reads `1:` as a number, JSON's keys are text; the schema
+    check raised on it.)"""
+    patch = (ROOT / "task_patches" / "retail" / "task_026.yaml").read_text()
+    assert "      summary: " in patch
+    patch = patch.replace("      summary: ", "      1: ", 1)
+    case = project_case("yaml", localize_argv("retail"), "retail",
+                        files={"project/task_patches/retail/task_026.yaml": patch.encode()})
+    said = refused(case)
+    assert "task_026.yaml:" in said and "a key 1 of" in said and "is no text" in said, said

@@ -77,12 +77,30 @@ def load_patches(folder: Path) -> list[TaskPatch]:
     return patches
 
 
+def _key_no_text(value):
+    """The first key in `value` that is not a string (YAML reads `1:` as a number), or None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return key
+            if (found := _key_no_text(item)) is not None:
+                return found
+    elif isinstance(value, list):
+        for item in value:
+            if (found := _key_no_text(item)) is not None:
+                return found
+    return None
+
+
 def _check_guarded(patch: TaskPatch) -> None:
     tested: set[str] = set()
     for index, op in enumerate(patch.spec.patch):
         kind, path = op.get("op"), op.get("path")
         if kind not in ("test", "replace", "remove", "add", "move", "copy") or not isinstance(path, str):
             raise InputError(f"{patch.where(index)}: not an RFC 6902 operation: {op}")
+        if (key := _key_no_text(op.get("value"))) is not None:
+            raise InputError(f"{patch.where(index)}: a key {key!r} of {path}'s value is no text: "
+                             "JSON's keys are (quote it)")
         if kind == "test":
             tested.add(path)
         elif kind in ("replace", "remove") and path not in tested:
