@@ -82,6 +82,7 @@ class Outcome:
     stderr: str = ""
     detail: str = ""  # the traceback, or why the outcome is not ok/refused
     note: str = ""
+    cpu_seconds: float = 0.0  # the child's own CPU time: a bound that holds on a busy machine too
 
 
 # Extra checks of a successful case, and set-ups run in the child, by name (a case is plain data).
@@ -317,13 +318,14 @@ def run_case(case: Case, timeout: float = CASE_TIMEOUT) -> Outcome:
         status, usage = _wait(pid, timeout)
         seconds = time.monotonic() - started
         memory_mb = max(0.0, (usage.ru_maxrss - parent_rss) / 1024) if usage else 0.0
+        cpu_seconds = usage.ru_utime + usage.ru_stime if usage else 0.0
         if status is None:
             return Outcome("hang", None, seconds, memory_mb, detail=f"killed after {timeout:.0f} s", note=case.note)
         if not result_file.is_file():
             return Outcome("traceback", None, seconds, memory_mb, detail=f"the child died: status {status}",
                            note=case.note)
         outcome = pickle.loads(result_file.read_bytes())
-        outcome.memory_mb = memory_mb
+        outcome.memory_mb, outcome.cpu_seconds = memory_mb, cpu_seconds
         if outcome.outcome in ("ok", "refused") and memory_mb > MEMORY_BUDGET_MB:
             outcome.outcome, outcome.detail = "memory", f"{memory_mb:.0f} MB"
         return outcome
