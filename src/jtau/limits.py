@@ -124,7 +124,7 @@ def check_data(data, text: str | None = None, numbers: Numbers | None = None,
     no text.  `text` and the parser's `numbers` spare the searches they show to be in vain;
     without them every value is looked at.
     Without recursion: telecom's 14 MB of tasks in 60 ms."""
-    level, depth = [data], 1
+    level, depth = [data] if type(data) is dict or type(data) is list else [], 1
     while level:  # containers only, level by level
         level = [value for node in level for value in (node.values() if type(node) is dict else node)
                  if type(value) is dict or type(value) is list]
