@@ -177,7 +177,7 @@ def test_tau2_results_become_traces(tmp_path):
     results = {
         "info": {"agent_info": {"implementation": "llm_agent", "llm": "gpt-x", "llm_args": {"temperature": 0.5}},
                  "environment_info": {"domain_name": "airline_ja", "policy": ""}},
-        "simulations": [{"id": "s", "task_id": "0", "trial": 1,
+        "simulations": [{"id": "s", "task_id": "0", "trial": 1, "termination_reason": "user_stop", "reward_info": None,
                          "messages": [json.loads(m.model_dump_json()) for m in messages]}],
     }
     path = tmp_path / "results.json"
@@ -259,7 +259,8 @@ def test_a_trace_row_without_temperature_and_tau2_results_without_one_are_refuse
     results = tmp_path / "results.json"
     results.write_text(json.dumps({"info": {"agent_info": {"llm": "gpt-x", "llm_args": {}},
                                             "environment_info": {"domain_name": "airline_ja"}},
-                                   "simulations": [{"task_id": "0", "trial": 0, "messages": []}]}))
+                                   "simulations": [{"task_id": "0", "trial": 0, "termination_reason": "user_stop",
+                                                    "reward_info": None, "messages": []}]}))
     refused = jtau("retention", "import", "--tau2", str(results), "-o", str(tmp_path / "t.jsonl"))
     assert refused.returncode == 2 and "temperature is not recorded" in refused.stderr
     given = jtau("retention", "import", "--tau2", str(results), "--temperature", "0.7", "-o", str(tmp_path / "t.jsonl"))
