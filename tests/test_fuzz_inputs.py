@@ -37,7 +37,7 @@ def test_every_input_kind_ends_in_a_correct_output_or_one_clear_error(name):
 
 
 def test_a_new_input_kind_is_one_registration():
-    """The retention inputs (traces, tau2 results, ReAct transcripts) join the same way."""
+    """As the retention inputs (tau2 results, ReAct transcripts, traces: fuzzkit/retention.py) did."""
     from hypothesis import strategies as st
 
     from fuzzkit.kinds import KINDS, Kind, project_case, register
