@@ -47,7 +47,8 @@ def runs() -> Path:
                     "--user-llm", f"openai/{CUSTOMER}", "--agent-llm-args", args, "--user-llm-args", args,
                     "--num-trials", str(TRIALS), "--max-concurrency", "4", "--save-to", str(folder / domain),
                     "--task-ids", *TASKS,
-                    *(["--nl-assertions-llm", f"openai/{JUDGE}", "--nl-assertions-llm-args", args] if is_tau3() else [])]
+                    *(["--nl-assertions-llm", f"openai/{JUDGE}", "--nl-assertions-llm-args", args]
+                      if is_tau3() else [])]
             pid = os.fork()
             if pid == 0:  # the child: never returns
                 os.environ.setdefault("OPENAI_API_KEY", "scripted")
@@ -145,7 +146,8 @@ def json_lines(data: bytes) -> bool:
     return all(json_value(line) for line in data.split(b"\n") if line.strip())
 
 
-def _baseline(argv: tuple[str, ...], files: tuple[tuple[str, bytes], ...], outputs: tuple[str, ...]) -> dict[str, bytes]:
+def _baseline(argv: tuple[str, ...], files: tuple[tuple[str, bytes], ...],
+              outputs: tuple[str, ...]) -> dict[str, bytes]:
     """The outputs `jtau ARGV` writes from the unmutated `files` (sandbox path -> bytes), run
     here in a folder of its own ({S} in the arguments)."""
     from .harness import _prepare
