@@ -25,6 +25,7 @@ MAX_NUMBER_DIGITS = 4_300  # digits of an integer in JSON (Python's own limit of
 MAX_ERROR_LINE = 1_000  # characters of a printed error line (a longer one is cut, saying so)
 MAX_NAME_BYTES = 255  # one component of a path (NAME_MAX of Linux and macOS file systems)
 MAX_PATH_BYTES = 4_095  # a whole path (PATH_MAX)
+MAX_COUNT = 2**32 - 1  # a count of a trace's diagnostics (turns, messages): a side's sums fit 64 bits
 
 # Characters that are no text: C0 controls but tab and newline, DEL, lone surrogates (they cannot
 # be written as UTF-8), and the noncharacters U+FFFE and U+FFFF (XML 1.0 cannot hold them).

@@ -195,8 +195,8 @@ def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
         raise InputError(f"{where}.reward_info.reward: missing")
     reward = reward_info.get("reward") if reward_info else None
     if reward is not None and (isinstance(reward, bool) or not isinstance(reward, (int, float))
-                               or not math.isfinite(reward)):
-        raise InputError(f"{where}.reward_info.reward: not a number")
+                               or not 0 <= reward <= 1):
+        raise InputError(f"{where}.reward_info.reward: {reward!r}: not a number from 0 to 1")
     messages = [] if sim["messages"] is None else sim["messages"]
     if not isinstance(messages, list):
         raise InputError(f"{where}.messages: not a list")

@@ -38,7 +38,7 @@ import orjson
 
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
-from jtau.limits import Numbers, check_data
+from jtau.limits import MAX_COUNT, Numbers, check_data
 
 # A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
@@ -106,9 +106,6 @@ def _number(value, name: str, where: str, integer: bool = False, optional: bool 
     return value
 
 
-MAX_COUNT = 2**32  # a diagnostics count is below it: their sums over a side fit 64 bits (JSON's integers)
-
-
 def check(data, where: str, text: str | None = None) -> Trace:
     """A trace from its JSON object (`text`: its line, which spares a search), every field
     checked: one line naming `where` and the JSON path otherwise (jtau/limits.py: nested at
@@ -134,23 +131,26 @@ def check(data, where: str, text: str | None = None) -> Trace:
             raise InputError(f"{where}: {name} must be a non-empty string")
     diagnostics = data.get("diagnostics")
     if diagnostics is not None and (not isinstance(diagnostics, dict) or not all(
-            isinstance(v, int) and 0 <= v < MAX_COUNT for v in diagnostics.values())):
-        raise InputError(f"{where}: diagnostics must be an object of counts (integers from 0, or true/false)")
+            isinstance(v, int) and 0 <= v <= MAX_COUNT for v in diagnostics.values())):
+        raise InputError(f"{where}: diagnostics must be an object of counts (integers from 0 to {MAX_COUNT:,}, "
+                         "or true/false)")
     failure = _text(data, "failure", where)
     if failure == "":
         raise InputError(f"{where}: failure must be a non-empty string")
     if data["parsed"] and failure is not None:
         raise InputError(f"{where}: a rollout with a failure ({failure}) has parsed: false")
     temperature = _number(data["temperature"], "temperature", where)
+    reward = _number(data.get("reward"), "reward", where, optional=True)
     if temperature < 0:
         raise InputError(f"{where}: temperature must be 0 or more")
+    if reward is not None and not 0 <= reward <= 1:
+        raise InputError(f"{where}: reward must be a number from 0 to 1")
     return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]), float(temperature),
                  _number(data["replicate"], "replicate", where, integer=True), str(data["task_id"]),
                  data["parsed"], actions, _text(data, "thoughts", where),
                  _number(data.get("seed"), "seed", where, integer=True, optional=True),
                  _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
-                 _text(data, "retrieval", where),
-                 _number(data.get("reward"), "reward", where, optional=True), failure, diagnostics, where,
+                 _text(data, "retrieval", where), reward, failure, diagnostics, where,
                  _text(data, "jtau", where), _text(data, "dataset", where))
 
 
