@@ -161,7 +161,7 @@ def analysed(traces, source: str = "en", target: str | None = None, pairs=None, 
         task = bar.add_task("reading traces and analysing cells", total=None)
         cells = analyze(traces, canonical, source, target, permutations, bootstrap,
                         lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
-                        summary, details=details, groups_out=groups)
+                        summary, details=details, groups_out=groups, where=where)
     if not cells:
         wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
         raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")
