@@ -204,7 +204,8 @@ def named_edit(draw, data) -> tuple[str, str]:
         if drop:
             del sim[where]
             return f"simulations[{s}].{where} deleted", REFUSE
-        allowed = {"task_id": (1,), "messages": (None, []), "reward_info": (None,), "termination_reason": ()}[where]
+        allowed = {"task_id": ("x", 1), "messages": (None, []), "reward_info": (None,),
+                   "termination_reason": ("x",)}[where]
         if where == "messages" and wrong in ([], None):
             return f"simulations[{s}].messages = {wrong!r}", ANY  # (1.0.1: a voice run's messages are null)
         sim[where] = wrong
