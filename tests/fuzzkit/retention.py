@@ -376,8 +376,10 @@ def _reads_back(case: Case, sandbox: Path, stdout: str, stderr: str) -> list[str
     for flag, value in zip(argv, argv[1:]):
         path = Path(value)
         if flag == "--tau2":
-            data = orjson.loads((path / "results.json" if path.is_dir() else path).read_bytes())
-            expected += len(data["simulations"])
+            path = path / "results.json" if path.is_dir() else path
+            data = orjson.loads(path.read_bytes())
+            expected += len(data["simulations"]) if "simulations" in data else len(
+                list((path.parent / "simulations").glob("*.json")))  # 1.0.1's dir format
         elif flag == "--react":
             expected += sum(1 for line in path.read_bytes().split(b"\n") if line.strip())
     if len(traces) != expected:
@@ -396,7 +398,7 @@ def import_case(draw) -> Case:
     with odd values of its options."""
     seeds = results_seeds()
     sides = draw(st.sampled_from([("airline_ja",), ("airline_en",), ("airline_en", "airline_ja")]))
-    way = draw(st.sampled_from(["named", "named", "named", "tree", "tree", "bytes", "layout", "file",
+    way = draw(st.sampled_from(["named", "named", "named", "tree", "tree", "bytes", "layout", "file", "dir",
                                 "react", "react", "react", "options"]))
     files = {results_name(d): seeds[d] for d in sides}
     tau2 = [arg for d in sides for arg in ("--tau2", draw(st.sampled_from(tau2_values(d))))]
@@ -426,6 +428,22 @@ def import_case(draw) -> Case:
             if not json_value(mutated):
                 expect = REFUSE
         note = f"{side}: {note}"
+    if way == "dir":  # tau2-bench 1.0.1's dir format (`tau2 convert-results`): results.json, simulations/ID.json
+        side = draw(st.sampled_from(sides))
+        data = json.loads(seeds[side])
+        note, expect = named_edit(draw, data) if draw(st.booleans()) else ("as it is", ANY)
+        del files[results_name(side)]
+        sims = data.pop("simulations", None)
+        if isinstance(sims, list):
+            for index, sim in enumerate(sims):
+                name = sim["id"] if isinstance(sim, dict) and isinstance(sim.get("id"), str) else f"sim{index}"
+                files[f"dir/{side}/simulations/{name}.json"] = dump_results(sim, mutate.Raw())
+        elif sims is not None:
+            data["simulations"] = sims
+        files[f"dir/{side}/results.json"] = dump_results(data, mutate.Raw())
+        at = tau2.index(next(v for v in tau2 if side in v))
+        tau2[at] = draw(st.sampled_from([f"{{S}}/dir/{side}", f"{{S}}/dir/{side}/results.json"]))
+        note = f"{side} in dir format: {note}"
     react = way == "react" or draw(st.integers(0, 5)) == 0
     if react:
         data = react_seed()
