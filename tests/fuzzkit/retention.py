@@ -215,7 +215,7 @@ def named_edit(draw, data) -> tuple[str, str]:
             sim.pop(where, None)
             return f"simulations[{s}].{where} deleted", ANY
         sim[where] = wrong
-        return f"simulations[{s}].{where} = {wrong!r}", ANY if wrong is None else REFUSE
+        return f"simulations[{s}].{where} = {wrong!r}", ANY if wrong is None or type(wrong) is int else REFUSE
     if where == "skipped":
         sim["skipped"] = wrong
         return f"simulations[{s}].skipped = {wrong!r}", ANY if wrong in (None,) or wrong is True else REFUSE
