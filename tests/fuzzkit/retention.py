@@ -58,10 +58,13 @@ def runs() -> Path:
                 os._exit(0 if code == 0 else 1)
             children[domain] = pid
         failed = [domain for domain, pid in children.items() if os.waitpid(pid, 0)[1] != 0]
-    if failed or server.errors:
-        logs = "\n".join((folder / f"{d}.log").read_text()[-2000:] for d in failed)
-        raise RuntimeError(f"the scripted tau2 runs failed: {failed} {server.errors[:3]}\n{logs}")
     results = [results_file(folder / domain) for domain, _ in SIDES]
+    imperfect = [f"{r.name} {s['task_id']}/{s['trial']}: {s['termination_reason']} {s['reward_info']}"
+                 for r in results if r.is_file() for s in json.loads(r.read_bytes())["simulations"]
+                 if s["termination_reason"] not in ("user_stop", "agent_stop") or s["reward_info"]["reward"] != 1]
+    if failed or server.errors or imperfect:  # the perfect agent scores 1 wherever it runs to the end
+        logs = "\n".join((folder / f"{d}.log").read_text()[-2000:] for d in failed)
+        raise RuntimeError(f"the scripted tau2 runs failed: {failed} {server.errors[:3]} {imperfect[:3]}\n{logs}")
     code, out, err, tb = invoke(["retention", "import", *(a for r in results for a in ("--tau2", str(r))),
                                  "-o", str(folder / "traces.jsonl")])
     if code != 0:
@@ -85,7 +88,10 @@ def results_seeds() -> dict[str, bytes]:
 
 @functools.cache
 def trace_seed() -> bytes:
-    return (runs() / "traces.jsonl").read_bytes()
+    """The traces `retention import` wrote, in a stable order (tau2 writes the simulations in the
+    order they ended)."""
+    return b"".join(sorted((runs() / "traces.jsonl").read_bytes().splitlines(keepends=True),
+                           key=lambda line: [json.loads(line)[k] for k in ("language", "task_id", "replicate")]))
 
 
 def results_name(domain: str) -> str:
@@ -529,7 +535,7 @@ def react_edit(draw, data: bytes) -> tuple[bytes, str, str]:
     elif way == "text":
         odd, refuse = draw(st.sampled_from(ODD_ACTIONS))
         text = item["transcript"].split("\n")
-        where = draw(st.integers(0, len(text)))
+        where = draw(st.integers(0, len(text) - 1))  # before the Finish, which ends the actions read
         item["transcript"] = "\n".join([*text[:where], odd, *text[where:]]) if draw(st.booleans()) else odd
         lines[at] = json.dumps(item, ensure_ascii=False).encode()
         note, expect = f"line {at + 1}: transcript with {odd[:40]!r}", REFUSE if refuse else ANY
