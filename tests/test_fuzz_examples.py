@@ -289,3 +289,123 @@ def test_a_task_repair_whose_value_has_a_key_that_is_no_text_is_one_line(key):
                         files={"project/task_patches/retail/task_026.yaml": patch.encode()})
     said = refused(case)
     assert "task_026.yaml:" in said and f"a key {'None' if key == 'null' else key} of" in said, said
+
+
+# --- retention inputs: real results of `jtau tau2 run` (the scripted agent), mutated ----------
+
+def results_case(edit, *options: str, side: str = "airline_ja") -> tuple[Case, str]:
+    """`retention import --tau2` of a real results file with `edit(data)` applied: the case and
+    the file's sandbox path."""
+    from fuzzkit.retention import results_name, results_seeds
+
+    data = json.loads(results_seeds()[side])
+    edit(data)
+    name = results_name(side)
+    case = Case(kind="results", argv=["retention", "import", "--tau2", f"{{S}}/{name}", *options, "-o",
+                                      "{S}/traces.jsonl"], files={name: json.dumps(data, ensure_ascii=False).encode()})
+    return case, name
+
+
+def first_call(data) -> tuple[int, int]:
+    """(simulation, message) of the first tool call of the agent."""
+    from fuzzkit.retention import _calls
+
+    s, m, _ = _calls(data)[0]
+    return s, m
+
+
+def _set(path: tuple, value):
+    def edit(data):
+        node = data
+        for key in path[:-1]:
+            node = node[key](data) if callable(key) else node[key]
+        node[path[-1]] = value
+    return edit
+
+
+def _call(data) -> dict:
+    s, m = first_call(data)
+    return data["simulations"][s]["messages"][m]["tool_calls"][0]
+
+
+RESULTS_EDITS = {  # what is done to the file -> (edit, the error's JSON path and what)
+    "the simulations list missing": (lambda d: d.pop("simulations"), "simulations: missing"),
+    "the simulations no list": (lambda d: d.update(simulations={"0": {}}), "simulations: not a list"),
+    "a simulation's messages not a list": (lambda d: d["simulations"][1].update(messages={"role": "user"}),
+                                           "simulations[1].messages: not a list"),
+    "reward_info missing": (lambda d: d["simulations"][0].pop("reward_info"), "simulations[0].reward_info: missing"),
+    "reward_info without its reward": (lambda d: d["simulations"][2]["reward_info"].pop("reward"),
+                                       "simulations[2].reward_info.reward: missing"),
+    "termination_reason missing": (lambda d: d["simulations"][3].pop("termination_reason"),
+                                   "simulations[3].termination_reason: missing"),
+    "task_id of a wrong type": (lambda d: d["simulations"][0].update(task_id=1.5), "simulations[0].task_id: not a string"),
+    "task_id a list": (lambda d: d["simulations"][1].update(task_id=["1"]), "simulations[1].task_id: not a string"),
+    "trial a text": (lambda d: d["simulations"][0].update(trial="0"), "simulations[0].trial: not an integer"),
+    "the recorded temperature negative": (lambda d: d["info"]["agent_info"]["llm_args"].update(temperature=-0.5),
+                                          "info.agent_info.llm_args.temperature -0.5: the agent's temperature"),
+    "the domain name empty": (lambda d: d["info"]["environment_info"].update(domain_name=""),
+                              "info.environment_info.domain_name: empty"),
+}
+
+
+@pytest.mark.parametrize("what", list(RESULTS_EDITS))
+def test_tau2_results_with_a_field_missing_or_mistyped_are_one_line(what):
+    edit, expected = RESULTS_EDITS[what]
+    case, name = results_case(edit)
+    said = refused(case, seconds=10)
+    assert len(said.splitlines()) == 1 and f"{name}: {expected}" in said, said
+
+
+@pytest.mark.parametrize("what,value", [("arguments", "user_id=ryo"), ("arguments", ["a"]), ("arguments", None),
+                                        ("name", 7), ("name", None)])
+def test_a_tool_call_whose_arguments_are_no_object_is_one_line(what, value):
+    from fuzzkit.retention import results_seeds
+
+    s, m = first_call(json.loads(results_seeds()["airline_ja"]))
+    case, name = results_case(lambda d: _call(d).update({what: value}))
+    said = refused(case, seconds=10)
+    assert said.strip().endswith(f"{name}: simulations[{s}].messages[{m}].tool_calls[0]: needs a name and arguments "
+                                 "(an object)"), said
+
+
+@pytest.mark.parametrize("value,what", [("a\x07b", "control character U+0007 at character 2"),
+                                        ({"deep": "@@"}, "nested deeper than 64 levels")])
+def test_a_tool_argument_a_trace_cannot_hold_is_refused_with_its_json_path(value, what):
+    from fuzzkit.retention import results_seeds
+
+    s, m = first_call(json.loads(results_seeds()["airline_ja"]))
+    case, name = results_case(lambda d: _call(d)["arguments"].update(odd=value))
+    data = case.files[name].decode().replace('"@@"', "[" * 100 + "]" * 100)
+    case.files[name] = data.encode()
+    said = refused(case, seconds=10)
+    assert f"{name}: simulations[{s}].messages[{m}].tool_calls[0].arguments.odd" in said and what in said, said
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "1e309"])
+def test_retention_import_temperature_nan_is_refused_in_one_line(value):
+    case, _ = results_case(lambda d: None, "--temperature", value)
+    said = refused(case, seconds=10)
+    shown = repr(float(value))
+    assert said == f"error: --temperature {shown}: the agent's temperature is a finite number, 0 or more\n", said
+
+
+def test_a_transcript_line_of_colons_is_read_in_linear_time():
+    """(Found by the fuzzer: `\\W*:\\W*` in the Action pattern made such a line take minutes.)"""
+    from fuzzkit.retention import react_seed
+
+    lines = react_seed().split(b"\n")
+    item = json.loads(lines[0])
+    item["transcript"] += "\nAction" + ":" * 50_000 + "\nAction Input: " + "a" * 100_000
+    lines[0] = json.dumps(item).encode()
+    outcome = run_case(Case(kind="results", argv=["retention", "import", "--react", "{S}/react.jsonl", "-o",
+                                                  "{S}/traces.jsonl"], files={"react.jsonl": b"\n".join(lines)}))
+    assert outcome.outcome == "ok" and outcome.seconds < 5, (outcome.outcome, outcome.seconds, outcome.detail)
+
+
+def test_analyze_without_a_pair_names_the_files_and_what_was_asked():
+    from fuzzkit.retention import trace_seed
+
+    case = Case(kind="traces", argv=["retention", "analyze", "{S}/traces.jsonl", "--target-lang", "hi"],
+                files={"traces.jsonl": trace_seed()})
+    said = refused(case, seconds=10)
+    assert said.endswith("/traces.jsonl: no language pair with traces on both sides (source 'en', target 'hi')\n")

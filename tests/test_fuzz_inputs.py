@@ -37,7 +37,7 @@ def test_every_input_kind_ends_in_a_correct_output_or_one_clear_error(name):
 
 
 def test_a_new_input_kind_is_one_registration():
-    """The retention inputs (traces, tau2 results, ReAct transcripts) join the same way."""
+    """As the retention inputs (tau2 results, ReAct transcripts, traces: fuzzkit/retention.py) did."""
     from hypothesis import strategies as st
 
     from fuzzkit.kinds import KINDS, Kind, project_case, register
@@ -61,7 +61,7 @@ def test_the_limits_doc_states_each_limit_of_the_code():
     stated = {"MAX_FILE_BYTES": "64 MB", "MAX_YAML_BYTES": "4 MB", "MAX_DEPTH": "64 levels",
               "MAX_SEGMENT_CHARS": "10,000 characters", "MAX_AMOUNT_DIGITS": "15 digits",
               "MAX_NUMBER_DIGITS": "4,300 digits", "MAX_ERROR_LINE": "1,000 characters", "MAX_NAME_BYTES": "255 bytes",
-              "MAX_PATH_BYTES": "4,095 bytes"}
+              "MAX_PATH_BYTES": "4,095 bytes", "MAX_COUNT": "4,294,967,295 (32 bits)"}
     names = {name for name in vars(limits) if name.startswith("MAX_")}
     assert names == set(stated), "a new limit: state it in docs/LIMITS.md and here"
     for name, text in stated.items():

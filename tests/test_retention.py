@@ -8,6 +8,7 @@ import random
 import pytest
 
 from conftest import ROOT, banking_here, jtau
+from jtau.errors import InputError
 from jtau.maps import load_maps
 from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
@@ -177,7 +178,7 @@ def test_tau2_results_become_traces(tmp_path):
     results = {
         "info": {"agent_info": {"implementation": "llm_agent", "llm": "gpt-x", "llm_args": {"temperature": 0.5}},
                  "environment_info": {"domain_name": "airline_ja", "policy": ""}},
-        "simulations": [{"id": "s", "task_id": "0", "trial": 1,
+        "simulations": [{"id": "s", "task_id": "0", "trial": 1, "termination_reason": "user_stop", "reward_info": None,
                          "messages": [json.loads(m.model_dump_json()) for m in messages]}],
     }
     path = tmp_path / "results.json"
@@ -259,7 +260,8 @@ def test_a_trace_row_without_temperature_and_tau2_results_without_one_are_refuse
     results = tmp_path / "results.json"
     results.write_text(json.dumps({"info": {"agent_info": {"llm": "gpt-x", "llm_args": {}},
                                             "environment_info": {"domain_name": "airline_ja"}},
-                                   "simulations": [{"task_id": "0", "trial": 0, "messages": []}]}))
+                                   "simulations": [{"task_id": "0", "trial": 0, "termination_reason": "user_stop",
+                                                    "reward_info": None, "messages": []}]}))
     refused = jtau("retention", "import", "--tau2", str(results), "-o", str(tmp_path / "t.jsonl"))
     assert refused.returncode == 2 and "temperature is not recorded" in refused.stderr
     given = jtau("retention", "import", "--tau2", str(results), "--temperature", "0.7", "-o", str(tmp_path / "t.jsonl"))
@@ -312,3 +314,35 @@ def test_translate_calls_and_the_ascii_share_of_reasoning_are_reported_per_langu
     assert languages["hi"]["translate_call_share"] == 0.5 and languages["en"]["translate_call_share"] == 0.0
     assert languages["en"]["thoughts_ascii_share"] == 1.0
     assert languages["hi"]["thoughts_ascii_share"] == pytest.approx(3 / 6)
+
+
+def test_tau2_bench_1_0_1_dir_format_reads_as_the_one_file(tmp_path):
+    """A run in 1.0.1's dir format (`tau2 convert-results`: results.json beside simulations/ID.json)
+    gives the traces of the same run in one file; real results of the scripted agent."""
+    from fuzzkit.retention import results_seeds
+
+    from jtau.runtime.compat import is_tau3
+
+    single = tmp_path / "single.json"
+    single.write_bytes(results_seeds()["airline_ja"])
+    folder = tmp_path / "dir"
+    if is_tau3():
+        from tau2.data_model.simulation import Results
+
+        Results.load(single).save(folder / "results.json", format="dir")
+    else:  # the layout 1.0.1 writes, by hand
+        data = json.loads(single.read_text(encoding="utf-8"))
+        (folder / "simulations").mkdir(parents=True)
+        for sim in data.pop("simulations"):
+            (folder / "simulations" / f"{sim['id']}.json").write_text(json.dumps(sim), encoding="utf-8")
+        (folder / "results.json").write_text(json.dumps(data), encoding="utf-8")
+    assert "simulations" not in json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    key = lambda trace: (trace.task_id, trace.replicate)  # noqa: E731
+    one, split = sorted(from_tau2_results(single), key=key), sorted(from_tau2_results(folder), key=key)
+    for trace in (*one, *split):  # (tau2's own conversion drops the "jtau" stamp of `jtau tau2 run`)
+        trace.jtau = trace.dataset = None
+    assert [t.to_json() for t in one] == [t.to_json() for t in split] and len(one) == 4
+    first = json.loads(single.read_text(encoding="utf-8"))["simulations"][0]["id"]
+    (folder / "simulations" / f"{first}.json").write_text("{}", encoding="utf-8")
+    with pytest.raises(InputError, match=rf"/simulations/{first}\.json: \$\.task_id: missing"):
+        from_tau2_results(folder)

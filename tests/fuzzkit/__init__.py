@@ -11,6 +11,7 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
+from . import retention  # noqa: F401 - registers the retention kinds (after those of kinds.py)
 from .harness import FAILURES, OUTCOMES, Outcome, run_case
 from .kinds import KINDS, Kind, register
 

@@ -4,7 +4,8 @@ CAT files exported from the memory) mutated, and the `jtau` command that reads i
 
 A new kind is a `Kind(name, title, strategy)` passed to `register`: `strategy` draws a
 `harness.Case` (build it with `project_case`, `source_links` and the mutators of mutate.py).
-The retention inputs (traces, tau2 results, ReAct transcripts) are to be added that way.
+The retention inputs (tau2 results, ReAct transcripts, traces) are registered that way in
+retention.py.
 """
 
 from __future__ import annotations

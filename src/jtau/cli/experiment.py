@@ -153,7 +153,7 @@ def report(
         manifest, traces = experiment_traces(folder)
         if not traces:
             raise InputError(f"{folder}: no simulation written yet; run: jtau experiment run --out {folder} ...")
-        results = analysed(traces, permutations=permutations, bootstrap=bootstrap)
+        results = analysed(traces, permutations=permutations, bootstrap=bootstrap, where=str(folder))
         show_and_write(results, manifest, json_file, markdown_file, plot_file)
         done(f"report of {folder}: {len(results['cells'])} cells, {len(traces)} simulations; written {markdown_file} "
              f"and {json_file}", f"read {markdown_file}")

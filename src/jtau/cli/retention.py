@@ -10,6 +10,7 @@ from rich.text import Text
 
 from jtau.cli.common import (
     app,
+    checked_path,
     err_console,
     fail,
     out_console,
@@ -24,13 +25,32 @@ retention_app = typer.Typer(help="Measure whether an agent does the same thing i
 app.add_typer(retention_app, name="retention")
 
 
+def checked_paths(values: list[Path] | None) -> list[Path] | None:
+    """checked_path of a repeatable path option or argument."""
+    for value in values or []:
+        checked_path(value)
+    return values
+
+
+def named(option: str, value: str) -> str:
+    """A language or a model name given on the command line: not empty, no text that is no text;
+    else one error line."""
+    from jtau.limits import not_text
+
+    if not value or (why := not_text(value)):
+        raise InputError(f"{option} {value!r}: {'empty' if not value else why}")
+    return value
+
+
 @retention_app.command("import")
 def retention_import(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Trace file (JSON Lines) to write.")],
+    out: Annotated[Path, typer.Option("--out", "-o", callback=checked_path, help="Trace file (JSON Lines) to write.")],
     tau2_results: Annotated[Optional[list[Path]], typer.Option(
-        "--tau2", help="tau2 results: 26.3's X.json or 1.0.1's X/results.json or X/ (repeatable).")] = None,
+        "--tau2", callback=checked_paths,
+        help="tau2 results: 26.3's X.json or 1.0.1's X/results.json or X/ (repeatable).")] = None,
     react: Annotated[Optional[list[Path]], typer.Option(
-        "--react", help="JSON Lines of ReAct transcripts with trace metadata (repeatable).")] = None,
+        "--react", callback=checked_paths,
+        help="JSON Lines of ReAct transcripts with trace metadata (repeatable).")] = None,
     source_lang: Annotated[str, typer.Option(
         "--source-lang", help="The language of a tau2 domain that is no J-tau arm (tau2's own airline).")] = "en",
     model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
@@ -38,7 +58,7 @@ def retention_import(
         help="The agent's temperature, for tau2 results that do not record it.")] = None,
 ) -> None:
     """Convert tau2 results files and ReAct transcripts into a trace file."""
-    from jtau.retention.importers import from_react, from_tau2_results
+    from jtau.retention.importers import check_temperature, from_react, from_tau2_results
     from jtau.retention.traces import write_traces
 
     try:
@@ -46,6 +66,11 @@ def retention_import(
             raise InputError("nothing to import: give --tau2 FILE and/or --react FILE")
         from jtau.write import ensure_writable
 
+        named("--source-lang", source_lang)
+        if model is not None:
+            named("--model", model)
+        if temperature is not None:
+            check_temperature(temperature, "--temperature")
         ensure_writable(out, folder=False)
         traces, unparsed = [], 0
         for path in tau2_results or []:
@@ -63,7 +88,7 @@ def retention_import(
 
 @retention_app.command("analyze")
 def retention_analyze(
-    traces: Annotated[list[Path], typer.Argument(help="Trace files (JSON Lines).")],
+    traces: Annotated[list[Path], typer.Argument(callback=checked_paths, help="Trace files (JSON Lines).")],
     source_lang: Annotated[str, typer.Option("--source-lang")] = "en",
     target_lang: Annotated[Optional[str], typer.Option(
         "--target-lang", help="Only this target language. Default: every language besides the source.")] = None,
@@ -77,9 +102,9 @@ def retention_analyze(
     details: Annotated[bool, typer.Option(
         "--details", help="Rewards, answer vs action, failures, diagnostics, each task's routes and the arms' "
                           "decomposition (traces from tau2 results; what `jtau experiment report` shows).")] = False,
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Write every number as JSON.")] = None,
-    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", help="Write the report as Markdown.")] = None,
-    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw retention per model (PNG).")] = None,
+    json_file: Annotated[Optional[Path], typer.Option("--json", callback=checked_path, help="Write every number as JSON.")] = None,
+    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", callback=checked_path, help="Write the report as Markdown.")] = None,
+    plot_file: Annotated[Optional[Path], typer.Option("--plot", callback=checked_path, help="Draw retention per model (PNG).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="One table with every number (needs ~200 columns).")] = False,
 ) -> None:
     """Iwithin, Icross, naive and matched retention, raw / matched / corrected gaps per model x benchmark
@@ -89,14 +114,20 @@ def retention_analyze(
     try:
         if baseline not in ("pooled", "source", "target"):
             raise InputError(f"--baseline {baseline!r}: use pooled, source or target")
+        named("--source-lang", source_lang)
+        if target_lang is not None:
+            named("--target-lang", target_lang)
         pair_list = None
-        if pairs:
+        if pairs is not None:
             pair_list = [tuple(item.split(":")) for item in pairs.split(",")]
-            if not all(len(p) == 2 and all(p) for p in pair_list):
-                raise InputError(f"--pairs {pairs!r}: expected SOURCE:TARGET[,SOURCE:TARGET...]")
+            if not all(len(p) == 2 and all(p) and p[0] != p[1] for p in pair_list):
+                raise InputError(f"--pairs {pairs!r}: expected SOURCE:TARGET[,SOURCE:TARGET...] of two languages")
+            for pair in pair_list:
+                for side in pair:
+                    named("--pairs", side)
         check_outputs(json_file, markdown_file, plot_file)
         results = analysed(read_traces(traces), source_lang, target_lang, pair_list, permutations, bootstrap,
-                           baseline, details)
+                           baseline, details, ", ".join(map(str, traces)))
         show_and_write(results, None, json_file, markdown_file, plot_file, wide)
     except JtauError as exc:
         fail(exc)
@@ -115,9 +146,10 @@ def check_outputs(*paths: Path | None) -> None:
 
 
 def analysed(traces, source: str = "en", target: str | None = None, pairs=None, permutations: int = 1000,
-             bootstrap: int = 1000, baseline: str = "pooled", details: bool = True) -> dict:
-    """The analysis of `traces` with a progress bar, its warnings on stderr: {cells, summary,
-    decomposition} (the decomposition of the arms with details)."""
+             bootstrap: int = 1000, baseline: str = "pooled", details: bool = True,
+             where: str = "the given files") -> dict:
+    """The analysis of `traces` (read from `where`) with a progress bar, its warnings on stderr:
+    {cells, summary, decomposition} (the decomposition of the arms with details)."""
     from jtau.maps import load_maps
     from jtau.project import maps_dir, project_root
     from jtau.retention.analysis import analyze, cell_name
@@ -129,9 +161,10 @@ def analysed(traces, source: str = "en", target: str | None = None, pairs=None, 
         task = bar.add_task("reading traces and analysing cells", total=None)
         cells = analyze(traces, canonical, source, target, permutations, bootstrap,
                         lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
-                        summary, details=details, groups_out=groups)
+                        summary, details=details, groups_out=groups, where=where)
     if not cells:
-        raise InputError(f"no language pair with traces on both sides (source {source!r}) in the given files")
+        wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
+        raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")
     warnings = [f"{cell_name(cell)}: {warning}" for cell in cells for warning in cell["warnings"]]
     for line in first(warnings, 5, "all in --json, key warnings"):
         err_console.print(Text(f"warning: {line}"), soft_wrap=True)

@@ -447,12 +447,13 @@ def cell_name(cell: dict) -> str:
 def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
             pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
-            details: bool = False, groups_out: dict | None = None) -> list[dict]:
+            details: bool = False, groups_out: dict | None = None, where: str = "the traces") -> list[dict]:
     """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
     pair of sides); the corpus is read once.  `target` None analyses the source against every
     other language present.  A requested pair without a single comparable pair of rollouts is an
-    error (InputError naming the cells), never a row of dashes.  Pass a dict as `summary` to
-    receive the paper-shaped summary (summary.py) too, one as `groups_out` for the groups."""
+    error (InputError naming `where` the traces are and the cells), never a row of dashes.  Pass
+    a dict as `summary` to receive the paper-shaped summary (summary.py) too, one as `groups_out`
+    for the groups."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
     groups = group(traces, canonical, details)
@@ -472,9 +473,9 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
     if empty:
         from jtau.listing import first
 
-        raise InputError(f"{len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to compare "
-                         "(each side needs a task with two completed trials, and the two sides trials of different "
-                         "seeds)", first(empty))
+        raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
+                         "compare (each side needs a task with two completed trials, and the two sides trials of "
+                         "different seeds)", first(empty))
     if summary is not None:
         from jtau.retention.summary import summarize
 

