@@ -12,6 +12,8 @@ from fuzzkit.harness import MAX_LINE, Case, run_case
 from fuzzkit.kinds import ROOT, domains_dir, localize_argv, project_case, source_links
 
 TM = ROOT / "data" / "tm"
+# one worker warms up and draws the retention seeds (real scripted tau2 runs, ~10 s) for every fuzz test
+pytestmark = pytest.mark.xdist_group("fuzz")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -11,6 +11,9 @@ from hypothesis import HealthCheck, given, settings
 
 import fuzzkit
 
+# one worker warms up and draws the retention seeds (real scripted tau2 runs, ~10 s) for every fuzz test
+pytestmark = pytest.mark.xdist_group("fuzz")
+
 EXAMPLES = 6  # cases per kind here (each runs the command: ~0.5 s); scripts/fuzz.py runs thousands
 
 settings.register_profile("fuzz-ci", max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
