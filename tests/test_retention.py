@@ -316,6 +316,7 @@ def test_translate_calls_and_the_ascii_share_of_reasoning_are_reported_per_langu
     assert languages["hi"]["thoughts_ascii_share"] == pytest.approx(3 / 6)
 
 
+@pytest.mark.xdist_group("fuzz")  # where the fuzz tests' seeds (real scripted tau2 runs) are drawn once
 def test_tau2_bench_1_0_1_dir_format_reads_as_the_one_file(tmp_path):
     """A run in 1.0.1's dir format (`tau2 convert-results`: results.json beside simulations/ID.json)
     gives the traces of the same run in one file; real results of the scripted agent."""
