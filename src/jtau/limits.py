@@ -136,7 +136,8 @@ def check_data(data, text: str | None = None, numbers: Numbers | None = None,
     if (numbers is None or numbers.odd) and (found := _first(data, lambda value, _: odd_number(value))):
         return found
     if text is None or MAYBE_NOT_TEXT.search(text) or any(char in text for char in RAW_NOT_TEXT):
-        return _first(data, lambda value, _: not_text(value) if type(value) is str else "", keys=True)
+        text_problem = lambda value, _: not_text(value) if type(value) is str else ""  # noqa: E731
+        return _first(data, text_problem, text_problem)
     return None
 
 
@@ -158,9 +159,15 @@ def deep_line(text: str, limit: int = MAX_DEPTH) -> int:
     return 0
 
 
-def _first(data, problem, keys: bool = False) -> tuple[tuple, str] | None:
+def key_no_text(data) -> tuple[tuple, str] | None:
+    """The first object key in JSON-like `data` that is not a string (YAML reads `1:` as a
+    number, `null:` as None), as (path, what); None when every key is text."""
+    return _first(data, lambda value, path: "", lambda key, _: "" if type(key) is str else f"{key!r} is no text")
+
+
+def _first(data, problem, key_problem=None) -> tuple[tuple, str] | None:
     """The first (path, what) where `problem(value, path)` says what is wrong (a non-empty
-    text), depth first; with `keys`, object keys are looked at too."""
+    text), depth first; with `key_problem`, object keys are looked at too."""
     stack = [((), data)]
     while stack:
         path, node = stack.pop()
@@ -168,7 +175,7 @@ def _first(data, problem, keys: bool = False) -> tuple[tuple, str] | None:
             return path, what
         if type(node) is dict:
             for key, value in reversed(node.items()):
-                if keys and (what := problem(key, path)):
+                if key_problem and (what := key_problem(key, path)):
                     return path + (key,), f"key: {what}"
                 stack.append((path + (key,), value))
         elif type(node) is list:

@@ -25,6 +25,7 @@ from jsonpointer import JsonPointerException, resolve_pointer
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from jtau.errors import InputError
+from jtau.limits import key_no_text
 from jtau.yamlfile import YamlDoc, load_yaml
 
 
@@ -77,30 +78,14 @@ def load_patches(folder: Path) -> list[TaskPatch]:
     return patches
 
 
-def _key_no_text(value) -> tuple | None:
-    """The first key in `value` that is not a string, in a 1-tuple (YAML reads `1:` as a number,
-    `null:` as None), or None."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return (key,)
-            if found := _key_no_text(item):
-                return found
-    elif isinstance(value, list):
-        for item in value:
-            if found := _key_no_text(item):
-                return found
-    return None
-
-
 def _check_guarded(patch: TaskPatch) -> None:
     tested: set[str] = set()
     for index, op in enumerate(patch.spec.patch):
         kind, path = op.get("op"), op.get("path")
         if kind not in ("test", "replace", "remove", "add", "move", "copy") or not isinstance(path, str):
             raise InputError(f"{patch.where(index)}: not an RFC 6902 operation: {op}")
-        if key := _key_no_text(op.get("value")):
-            raise InputError(f"{patch.where(index)}: a key {key[0]!r} of {path}'s value is no text: "
+        if found := key_no_text(op.get("value")):
+            raise InputError(f"{patch.where(index)}: a key {found[0][-1]!r} of {path}'s value is no text: "
                              "JSON's keys are (quote it)")
         if kind == "test":
             tested.add(path)
