@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from forkserver import run_jtau
 
 from jtau.pipeline import localize
 from jtau.source.discover import default_domains_dir
@@ -67,6 +68,18 @@ def airline_source(domains_dir, airline):
     return {"db": json.loads((folder / "db.json").read_text()), "tasks": airline.source.tasks}
 
 
+def pytest_configure(config):
+    """Tests that share an expensive session fixture name one xdist group (`--dist loadgroup`,
+    pyproject.toml), to run in one worker.  pytest-xdist up to 3.8 puts a test in its group by
+    renaming it, which pytest 9 ignores: every group's fixture would run in every worker."""
+    import xdist
+
+    if config.getvalue("dist") == "loadgroup" and int(pytest.__version__.split(".")[0]) >= 9 \
+            and tuple(int(part) for part in xdist.__version__.split(".")[:2]) <= (3, 8):
+        raise pytest.UsageError(f"pytest {pytest.__version__} with pytest-xdist {xdist.__version__} runs no test "
+                                "in its --dist loadgroup group: install pytest below 9 (pip install -e '.[test]')")
+
+
 @pytest.fixture
 def project(tmp_path) -> Path:
     """A throw-away project root with a copy of the committed maps, glossary and task
@@ -77,11 +90,11 @@ def project(tmp_path) -> Path:
     return root
 
 
-def jtau(*args, root: Path = ROOT, env: dict | None = None):
-    """Run the jtau command as a user would, in a project root."""
+def jtau(*args, root: Path = ROOT, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run the jtau command as a user would (`python -m jtau`, through the fork server), in a
+    project root."""
     env = {**os.environ, "JTAU_ROOT": str(root), "COLUMNS": "200", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True,
-                          env=env, cwd=root)
+    return run_jtau(args, env, root)
 
 
 @pytest.fixture(scope="session")

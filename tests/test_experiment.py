@@ -311,6 +311,6 @@ def test_ctrl_c_keeps_what_ran_and_the_same_command_continues(tmp_path):
         assert "Traceback" not in stderr
         written = sorted(out.glob("simulations/*/*/*.json"))
         assert 2 <= len(written) < 4 and all(json.loads(p.read_text())["simulation"] for p in written)
-        finished = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        finished = jtau(*command[3:], env={KEY_ENV: "scripted"})
         assert finished.returncode == 0, finished.stderr
         assert f"4/4 simulations ({4 - len(written)} run now)" in finished.stdout

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import jtau
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,21 +27,14 @@ def test_ci_runs_the_readme_test_command():
 def test_after_the_quick_start_the_readme_says_what_to_do_next():
     """The steps after the Quick start are real commands, and the one the Quick start command
     prints as next is among them."""
-    import os
-    import subprocess
-    import sys
-
     text = (ROOT / "README.md").read_text()
     steps = text.split("**Next**", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"`\.venv/bin/jtau ([a-z0-9]+) ([^`]*)`", steps)
     assert [c for c, _ in commands] == ["validate", "verify", "review", "tau2"]
-    env = {**os.environ, "JTAU_ROOT": str(ROOT)}
     for command, _ in commands[:3]:
-        shown = subprocess.run([sys.executable, "-m", "jtau", command, "--help"], capture_output=True, text=True,
-                               env=env)
+        shown = jtau(command, "--help")
         assert shown.returncode == 0, command
-    written = subprocess.run([sys.executable, "-m", "jtau", "localize", "airline", "--check"], capture_output=True,
-                             text=True, env=env)
+    written = jtau("localize", "airline", "--check")
     following = re.search(r"; next: (jtau [a-z]+ \w+)", written.stdout.splitlines()[-1])[1]
     assert f"`.venv/bin/{following}`" in steps
 
@@ -119,8 +113,7 @@ def test_the_readmes_retention_example_is_what_the_commands_print(tmp_path):
     rows = []
     for name, traces in (("golden", "golden.jsonl"), ("perturbed", "golden_perturbed.jsonl")):
         report = tmp_path / f"{name}.json"
-        analyzed = subprocess.run([sys.executable, "-m", "jtau", "retention", "analyze", str(tmp_path / traces),
-                                   "--json", str(report)], capture_output=True, text=True, env=env)
+        analyzed = jtau("retention", "analyze", str(tmp_path / traces), "--json", str(report))
         assert analyzed.returncode == 0, analyzed.stderr
         [cell] = json.loads(report.read_text())["cells"]
         for level, n in cell["levels"].items():
