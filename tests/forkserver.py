@@ -1,16 +1,17 @@
-"""`jtau ARGS` for the tests as `python -m jtau ARGS` runs it, without paying Python's start and
-the heavy imports (tau2 and litellm: about 2 s) on each of the suite's ~200 commands.
+"""`jtau ARGS` for the tests as `python -m jtau ARGS` runs it, without paying for Python's start
+and the third-party imports (tau2 with litellm: about 2 s) in each of the suite's ~200 commands.
 
 A fork server: one process per pytest worker that has imported the third-party packages jtau
 uses, but never jtau.  Each command is a fork of it that takes the command's environment,
 folder, arguments and standard streams (files: no pipe to fill), imports jtau afresh and runs
-`python -m jtau` through runpy, then leaves as an interpreter does (non-daemon threads joined,
-atexit run, streams flushed; not the teardown of every module, which takes longer than the
-command), its exit status what the test reads.  The server is single-
-threaded (a safe fork) and never runs a command itself, so no command sees another's state.
+`python -m jtau` through runpy.  It leaves as an interpreter does (non-daemon threads joined,
+atexit run, streams flushed), except that it skips the teardown of every module, which takes
+longer than most commands.  The server is single-threaded (a safe fork) and never runs a
+command itself, so no command sees another's state.
 
-What the server cannot reproduce (an interpreter setting in the environment: PYTHONPATH, ...),
-and every command when JTAU_TEST_SUBPROCESS=1, runs as a real subprocess.
+A command whose environment changes what the interpreter or those packages read once
+(PYTHONPATH, TAU2_DATA_DIR, ...) runs as a real subprocess, and so does every command when JTAU_TEST_SUBPROCESS=1 (to tell a test's failure
+from the server's).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 PRELOAD = ("typer", "rich.console", "rich.progress", "pydantic", "yaml", "orjson", "jsonschema", "openai", "pandas",
@@ -89,18 +91,28 @@ if code < 0:
 os._exit(code & 0xFF)
 """
 
-INTERPRETER_SETTINGS = ("PYTHON",)  # environment variables the interpreter reads at its start
+# what the interpreter and the preloaded packages read once, at their start or import
+READ_AT_START = ("PYTHON", "TAU2_", "LITELLM_")
 
 
 class ForkServer:
     def __init__(self):
         self.process: subprocess.Popen | None = None
+        self.env: dict[str, str] = {}  # the server's: the worker's when the first command ran
+        self.lock = threading.Lock()  # one command at a time on the server's pipes
+        atexit.register(self.stop)
+
+    def serves(self, env: dict[str, str]) -> bool:
+        """Whether a command with `env` runs in the server as in a fresh interpreter."""
+        if self.process is None:
+            self.env = dict(os.environ)
+        changed = {key for key in env.keys() | self.env.keys() if env.get(key) != self.env.get(key)}
+        return env.get("JTAU_TEST_SUBPROCESS") != "1" and not any(key.startswith(READ_AT_START) for key in changed)
 
     def start(self) -> subprocess.Popen:
         if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(PRELOAD)],
+            self.process = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(PRELOAD)], env=self.env,
                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-            atexit.register(self.stop)
         return self.process
 
     def stop(self) -> None:
@@ -113,11 +125,12 @@ class ForkServer:
             out, err = Path(folder) / "stdout", Path(folder) / "stderr"
             out.touch()
             err.touch()
-            server = self.start()
-            server.stdin.write(json.dumps({"args": list(args), "env": env, "cwd": str(cwd), "out": str(out),
-                                           "err": str(err)}) + "\n")
-            server.stdin.flush()
-            reply = server.stdout.readline()
+            with self.lock:
+                server = self.start()
+                server.stdin.write(json.dumps({"args": list(args), "env": env, "cwd": str(cwd), "out": str(out),
+                                               "err": str(err)}) + "\n")
+                server.stdin.flush()
+                reply = server.stdout.readline()
             if not reply:
                 raise RuntimeError("the jtau fork server died")
             return subprocess.CompletedProcess(["jtau", *args], int(reply), _text(out), _text(err))
@@ -133,7 +146,6 @@ _server = ForkServer()
 
 def run_jtau(args, env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
     """`python -m jtau ARGS` in `cwd` with exactly `env`: through the fork server where it can."""
-    if env.get("JTAU_TEST_SUBPROCESS") == "1" or any(key.startswith(INTERPRETER_SETTINGS) for key in env
-                                                     if key not in os.environ or env[key] != os.environ[key]):
+    if not _server.serves(env):
         return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True, env=env, cwd=cwd)
     return _server.run(args, env, cwd)

@@ -215,3 +215,21 @@ def test_localize_all_in_worker_processes_writes_what_one_process_writes(tmp_pat
     assert broken.returncode == 2
     assert "people.yaml" in broken.stderr and "Traceback" not in broken.stderr
     assert not (tmp_path / "three").exists() or not any((tmp_path / "three").rglob("*.json"))
+
+
+def test_the_fork_server_runs_a_command_as_python_m_jtau_does(tmp_path):
+    """tests/forkserver.py: what a command prints, on which stream, and its exit code are those
+    of a real `python -m jtau`: a success, a report, a usage error with its suggestion, an
+    output that cannot be written (a file in its way), an input that is not there."""
+    import forkserver
+
+    (tmp_path / "blocked").write_text("")
+    commands = [("--version",), ("validate", "airlines"), ("validate", "retail"),
+                ("localize", "airline", "--out", str(tmp_path / "blocked" / "out")),
+                ("retention", "analyze", str(tmp_path / "none.jsonl"))]
+    for command in commands:
+        served = jtau(*command)
+        real = jtau(*command, env={"JTAU_TEST_SUBPROCESS": "1"})
+        assert (served.returncode, served.stdout, served.stderr) == (real.returncode, real.stdout, real.stderr), command
+    assert {jtau(*c).returncode for c in commands} == {0, 2}
+    assert forkserver._server.process is not None  # served, not a subprocess
