@@ -9,7 +9,6 @@ import resource
 import signal
 import subprocess
 import sys
-import time
 
 from conftest import ROOT, jtau
 

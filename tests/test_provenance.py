@@ -7,8 +7,6 @@ from __future__ import annotations
 import hashlib
 import json
 
-import pytest
-
 from conftest import ROOT, jtau
 from jtau import __version__
 from jtau.experiment.calibrate import scripted_server

@@ -290,7 +290,7 @@ def test_the_summary_counts_positive_gaps_intervals_band_variance_and_rank_agree
     models = across_models(cells)
     t0m = models["per_temperature"]["0"]
     assert t0m["band"] == pytest.approx(0.8 - 0.5)  # model means a 0.8, b 0.6, c 0.5
-    values, means = [0.9, 0.7, 0.6, 0.5], {"a": 0.8, "b": 0.6, "c": 0.5}
+    values = [0.9, 0.7, 0.6, 0.5]
     between = 2 * (0.8 - 0.675) ** 2 + (0.6 - 0.675) ** 2 + (0.5 - 0.675) ** 2
     total = sum((v - 0.675) ** 2 for v in values)
     assert t0m["variance_explained_by_model"] == pytest.approx(between / total)

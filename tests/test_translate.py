@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, jtau
+from jtau.jsonpath import format_path
 from fake_openai import FakeOpenAI
 from jtau.errors import CheckFailed, InputError
 from jtau.pipeline import Options, finish, localize
@@ -305,8 +306,8 @@ def test_the_change_report_and_review_changed_since_list_exactly_the_affected_fi
             continue
         english = json.dumps(_source_value(source.source.tasks, field.path)).lower()
         if "basic economy" in english or "round trip" in english or "round-trip" in english or "roundtrip" in english:
-            holding.add(f"tasks.json {__import__('jtau.jsonpath', fromlist=['x']).format_path(field.path)}")
-    assert f"text fields whose Japanese changed: " in report
+            holding.add(f"tasks.json {format_path(field.path)}")
+    assert "text fields whose Japanese changed: " in report
     review = jtau("review", "airline", "--changed-since", "HEAD", "--page-dir", str(tmp_path / "review"), root=project)
     assert review.returncode == 0, review.stderr
     listed = {line.split(": ", 1)[0] for line in review.stdout.splitlines() if line.startswith("tasks.json ")}

@@ -292,19 +292,16 @@ def decomposition_table(decomposition: list[dict]) -> Group:
     for d in decomposition:
         cell = (d["model"], d["benchmark"], d.get("runtime"), d["temperature"], d.get("customer"))
         if cell != seen:
-            if seen is not None:
-                parts.append(table)
             seen = cell
             customer = f" · customer {d['customer']}" if d.get("customer") else ""
             parts.append(Text(f"decomposition of en → ja: {d['model']} · {d['benchmark']}{customer}", style="bold"))
-            table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
+            grid = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
             for column in ("measure", "n", "all", "entities", "text", "interaction"):
-                table.add_column(column, justify="left" if column == "measure" else "right", no_wrap=True)
+                grid.add_column(column, justify="left" if column == "measure" else "right", no_wrap=True)
+            parts.append(grid)  # its rows follow (rich renders when printed)
         effects = [d["effects"][e] for e in ("all", "entities", "text", "interaction")]
-        table.add_row(d["measure"], str(d["tasks"]), *(_f(e["gap"]) for e in effects))
-        table.add_row("", "", *(f"[{_f(e['ci'][0], 2)}, {_f(e['ci'][1], 2)}]" if e["ci"] else "" for e in effects))
-    if seen is not None:
-        parts.append(table)
+        grid.add_row(d["measure"], str(d["tasks"]), *(_f(e["gap"]) for e in effects))
+        grid.add_row("", "", *(f"[{_f(e['ci'][0], 2)}, {_f(e['ci'][1], 2)}]" if e["ci"] else "" for e in effects))
     return Group(*parts)
 
 

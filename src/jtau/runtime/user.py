@@ -28,7 +28,7 @@ from importlib import resources
 
 from tau2.user.user_simulator import UserSimulator
 
-from jtau.arms import ARMS, arm_domain, english_twin, split_domain
+from jtau.arms import arm_domain, english_twin, split_domain
 from jtau.errors import InputError
 
 NAME = "user_simulator_ja"
