@@ -3,11 +3,13 @@ $JTAU_SOURCE); without it they fail with the instruction to install it, never sk
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
 # tests never reach the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# jtau's cache ($JTAU_CACHE: the arms of jtau.arm_folders, parsed YAML) in a folder of this test
+# process, from collection on: never the user's, written or read (a run measures a fresh machine)
+CACHE = Path(tempfile.mkdtemp(prefix="jtau-test-cache-"))
+atexit.register(shutil.rmtree, CACHE, True)
+os.environ["JTAU_CACHE"] = str(CACHE)
 
 
 def tau3_domains() -> Path | None:
@@ -169,14 +176,6 @@ def banking_here() -> bool:
 
 
 @pytest.fixture(scope="session")
-def arms_cache(tmp_path_factory):
-    """The arms' cache (jtau.arm_folders) in a folder of this test session: arms are built once
-    for every test that asks for them, never into the user's cache."""
-    folder = tmp_path_factory.mktemp("jtau-cache")
-    before = os.environ.get("JTAU_CACHE")
-    os.environ["JTAU_CACHE"] = str(folder)
-    yield folder
-    if before is None:
-        os.environ.pop("JTAU_CACHE", None)
-    else:
-        os.environ["JTAU_CACHE"] = before
+def arms_cache() -> Path:
+    """The arms' cache of this test process (CACHE): arms are built once a worker."""
+    return CACHE

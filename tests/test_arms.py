@@ -20,6 +20,7 @@ from jtau.write import dump_json
 
 DOMAINS = ["airline", "retail", "telecom"] + (["banking_knowledge"] if banking_here() else [])
 MIXED = ["ja-entities", "ja-text"]
+pytestmark = pytest.mark.xdist_group("arms")  # one worker builds the arms into its session cache
 
 
 @pytest.fixture(scope="module")

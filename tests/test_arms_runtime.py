@@ -23,6 +23,7 @@ from jtau.runtime.tau2_entry import register
 
 DOMAINS = ["airline", "retail", "telecom"] + (["banking_knowledge"] if banking_here() else [])
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff01-\uff5e]+")
+pytestmark = pytest.mark.xdist_group("arms")  # one worker builds the arms into its session cache
 
 
 @pytest.fixture(scope="module")

@@ -33,6 +33,7 @@ X = "{urn:oasis:names:tc:xliff:document:1.2}"
 XSD = Path("/usr/share/php/Symfony/Component/Translation/Resources/schemas/xliff-core-1.2-strict.xsd")
 OMEGAT_JAR = Path("/usr/share/omegat/OmegaT.jar")
 REFUND = re.compile(r"(?<![\w-])[Rr]efund(?![\w-])")
+pytestmark = pytest.mark.xdist_group("catfiles")  # one worker makes the module's exports (`committed`, `mixed`)
 
 
 def memory(root: Path = ROOT, domain: str = "airline") -> dict[str, dict]:
