@@ -10,8 +10,8 @@ longer than most commands.  The server is single-threaded (a safe fork) and neve
 command itself, so no command sees another's state.
 
 A command whose environment changes what the interpreter or those packages read once
-(PYTHONPATH, TAU2_DATA_DIR, ...) runs as a real subprocess, and so does every command when JTAU_TEST_SUBPROCESS=1 (to tell a test's failure
-from the server's).
+(PYTHONPATH, TAU2_DATA_DIR, ...) runs as a real subprocess, and so does every command when
+JTAU_TEST_SUBPROCESS=1 (to tell a test's failure from the server's).
 """
 
 from __future__ import annotations
