@@ -35,15 +35,17 @@ from jtau.gcpause import gc_paused
 from jtau import jsonpath
 from jtau.jsonpath import format_path
 from jtau.maps import load_maps
-from jtau.pipeline import load_repaired
+from jtau.pipeline import domain_glossary, load_repaired
 from jtau.project import maps_dir
 from jtau.rules import load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RUNTIME
+from jtau.runtime.readings import compare_calls, readings_for
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 
 MAX_DIFFS = 5
+LATIN_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 INITIAL = "(initial db)"
 
 
@@ -58,6 +60,7 @@ class TaskCheck:
     reward_localized: float | None
     problems: list[str] = field(default_factory=list)
     assertions: int = 0
+    readings: list = field(default_factory=list)  # what the arm's tools answered wrong (runtime/readings.py)
 
     @property
     def ok(self) -> bool:
@@ -241,10 +244,13 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
             raise InputError(f"{domain} has no task {', '.join(map(repr, unknown))}; its {len(known)} task ids "
                              f"run from {known[0]!r} to {known[-1]!r}")
     checks = [initial_check(source_start, localized_start, rules, loc)]
+    glossary = domain_glossary(rules, maps, root)
+    latin = set(glossary.allow_latin) | {w for t in glossary.terms.values() for w in LATIN_WORDS.findall(t.ja)}
+    reader = readings_for(rules, profile, maps.locale.currency.rate, source.db, localized.db, latin)
     selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
     global _CONTEXT
     _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,
-                        rules, loc, runtime, rewards, {"source": source_dbs, "localized": localized_dbs})
+                        rules, loc, runtime, rewards, {"source": source_dbs, "localized": localized_dbs}, reader)
     for check in _run(selected, jobs):
         checks.append(check)
         if progress:
@@ -267,6 +273,7 @@ class _Context:
     runtime: object
     rewards: bool
     shared: dict
+    reader: object = None
 
 
 _CONTEXT: _Context | None = None
@@ -321,6 +328,8 @@ def check_task(index: int) -> TaskCheck:
         if a != b:
             name = s_task.evaluation_criteria.env_assertions[i].func_name
             check.problems.append(f"env assertion {i} {name}: {a} on the source, {b} localized")
+    check.readings = compare_calls(ctx.reader, ctx.rules, s_task, l_task, s_traj, l_traj)
+    check.problems += [str(r) for r in check.readings]
     check.problems += [f"localizing the source final db: {p}" for p in problems]
     check.db_equal = not diffs
     check.problems += [f"final db differs at {d}" for d in diffs]
@@ -333,4 +342,4 @@ def check_task(index: int) -> TaskCheck:
 
 
 def as_json(checks: list[TaskCheck]) -> list[dict]:
-    return [{**asdict(c), "ok": c.ok} for c in checks]
+    return [{**asdict(c), "readings": [r.as_json() for r in c.readings], "ok": c.ok} for c in checks]
