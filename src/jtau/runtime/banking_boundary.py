@@ -45,7 +45,10 @@ TO_SOURCE = {
 BACK = {*TO_SOURCE, "bank_description", "merchant"}
 MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
-FIELD_IN_TEXT = re.compile(r'(?P<head>(?P<q>"?)(?P<key>[a-z_]+)(?P=q):\s*)(?P<value>"(?:[^"\\]|\\.)*"|[^\s,}\]\n]+)')
+# `key: value` in a record the tool printed; an amount keeps its thousands separators ($1,389.98)
+FIELD_IN_TEXT = re.compile(r'(?P<head>(?P<q>"?)(?P<key>[a-z_]+)(?P=q):[ \t]*)'
+                           r'(?P<value>"(?:[^"\\]|\\.)*"|-?\$?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|[^\s,}\]\n]+)')
+MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})
 MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
 
@@ -66,6 +69,7 @@ class Boundary:
 
             self.messages = table_in("banking_knowledge_messages", Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate
+        self.descriptions: dict[str, str] = {}  # tau2's English tool descriptions -> the arm's (BankingJa sets them)
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
         self.suffix = maps.locale.currency.suffix
         self.products_en = {ja: en for en, ja in maps.catalog.banking_products.items()}
@@ -75,11 +79,14 @@ class Boundary:
             if names else None
         kinds = {k for k in {*TO_SOURCE, *BACK, "bank_product", "cardholder"} if self.loc.localizes(k)}
         self.db_paths = [(p, k) for p, k in rules.db.items() if k in kinds]
-        # a field name the tools print records with -> its kind, where every table agrees
+        # a field name the tools print records with -> its kind, where every table agrees; "money"
+        # where the tables hold an amount in several forms (`amount`: a number of dollars in
+        # bank_account_transaction_history, "$450.00" in payment_history): the printed value says which
         by_name: dict[str, set[str]] = {}
         for pattern, kind in self.db_paths:
             by_name.setdefault(pattern.rsplit(".", 1)[-1], set()).add(kind)
-        self.text_fields = {name: kinds.pop() for name, kinds in by_name.items() if len(kinds) == 1}
+        self.text_fields = {name: "money" if kinds <= MONEY_KINDS else kinds.pop()
+                            for name, kinds in by_name.items() if len(kinds) == 1 or kinds <= MONEY_KINDS}
 
     # --- one value -------------------------------------------------------------------------
 
@@ -166,19 +173,27 @@ class Boundary:
 
     def translate(self, text: str, depth: int = 0) -> str:
         """The message table's Japanese of `text`; a text the code assembled from pieces
-        ("\n".join(parts)) by its pieces, the longest run of lines that is one message first; a
-        field that holds a message (a nested tool's result) translated the same way."""
+        ("\n".join(parts)) by its pieces, each the shortest run of lines that is one message; a
+        field that holds a message (a nested tool's result) translated the same way, or as a
+        tool error (Python's "... missing 1 required positional argument: 'x'": tool_errors)."""
         def field(value: str) -> str:
-            known = self.messages.field_values.get(value)
-            return known if known is not None else self.translate(value, depth + 1) if depth < 3 else value
+            known = self.messages.field_values.get(value) or self.descriptions.get(value)
+            if known is not None or depth >= 3:
+                return value if known is None else known
+            translated = self.translate(value, depth + 1)
+            return translated if translated != value else table("tool_errors").translate(value) or value
 
         whole = self.messages.translate(text, amount=self._yen, field=field)
         if whole is not None or "\n" not in text:
             return text if whole is None else whole
         lines, out, start = text.split("\n"), [], 0
         while start < len(lines):
-            for end in range(min(len(lines), start + MAX_PIECE_LINES), start, -1):
-                piece = self.messages.translate("\n".join(lines[start:end]), amount=self._yen, field=field)
+            # the shortest run of lines that is one message: a field at a message's end or before
+            # a line break may hold lines, but not the pieces after it ("Previous Limit: $600")
+            for end in range(start + 1, min(len(lines), start + MAX_PIECE_LINES) + 1):
+                run = "\n".join(lines[start:end])
+                piece = self.messages.translate(run, amount=self._yen, field=field, piece=True) \
+                    or self.messages.field_values.get(run)  # a status line the code appends
                 if piece is not None:
                     out.append(piece)
                     start = end
@@ -189,23 +204,32 @@ class Boundary:
         return "\n".join(out)
 
     def _field_in_text(self, match: re.Match) -> str:
-        """`current_holdings: 127450.00` or `"amount": -50.0` in a record the tool printed: the
-        value as the db holds it in J-tau (the field's kind, from the rules)."""
+        """`current_holdings: 127450.00`, `"amount": -50.0` or `current_balance: $1,389.98` in a
+        record the tool printed: the value as the db holds it in J-tau (the field's kind, from the
+        rules; an amount by its form: `$...` a dollar text, else a number of dollars), an amount in
+        English text with the yen sign (`¥138,998`)."""
         kind = self.text_fields.get(match["key"])
         if kind is None:
             return match[0]
         raw = match["value"]
         quoted = raw.startswith('"') and raw.endswith('"') and len(raw) > 1
         value = raw[1:-1] if quoted else raw
-        if kind == "money" and not quoted:
-            try:
-                value = float(value)
-            except ValueError:
+        if kind in MONEY_KINDS:
+            if "$" in value:
+                kind = "money_dollars"
+            elif quoted:
                 return match[0]
+            else:
+                try:
+                    value = float(value.replace(",", ""))
+                except ValueError:
+                    return match[0]
         converted = self.value_to_ja(kind, value)
         if converted == value:
             return match[0]
         shown = json.dumps(converted, ensure_ascii=False) if quoted else str(converted)
+        if kind in MONEY_KINDS and not self.arm.japanese_text and (yen := banking.YEN.match(shown)):
+            shown = f"{yen[1]}{YEN_SIGN}{yen[2]}"
         return f"{match['head']}{shown}"
 
     def _yen(self, number: str) -> str:

@@ -28,7 +28,8 @@ from tau2.domains.banking_knowledge.retrieval import (
     format_all_tools_dense_instructions,
     format_full_knowledge_base,
 )
-from tau2.domains.banking_knowledge.tools import KnowledgeUserTools
+from tau2.domains.banking_knowledge.tools import (DISCOVERABLE_ATTR, KnowledgeUserTools,
+                                                  parse_discoverable_tool_docstring)
 
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
@@ -74,6 +75,20 @@ class BankingEnvironment(JaEnvironment):
         response = super().get_response(message)
         response.content = self.boundary.text_to_ja(response.content)
         return response
+
+
+@functools.cache
+def user_tool_descriptions(described: type) -> dict[str, str]:
+    """tau2's English description of each of the customer's discoverable tools -> the arm's
+    (`described`, KnowledgeUserTools described for the arm): `give_discoverable_user_tool` reads
+    the description from tau2's own class, not from the customer's toolkit."""
+    out = {}
+    for name in dir(KnowledgeUserTools):
+        method = getattr(KnowledgeUserTools, name)
+        if getattr(method, DISCOVERABLE_ATTR, False):
+            english = parse_discoverable_tool_docstring(method)["description"]
+            out[english] = parse_discoverable_tool_docstring(getattr(described, name))["description"]
+    return out
 
 
 DENSE = re.compile(r"The `KB_search_dense` tool uses \*\*(?P<provider>.+?)\*\* with embedding model `(?P<model>.+?)` for dense retrieval\.")
@@ -152,6 +167,8 @@ class BankingJa:
             user_tools.__class__ = arm_tools(KnowledgeUserTools, self.arm, self.maps)
         env = self.environment(domain_name=self.name, policy=self.policy(variant, task), tools=tools,
                                user_tools=user_tools)
+        if japanese:
+            self.boundary.descriptions = user_tool_descriptions(type(user_tools))
         env.boundary = self.boundary
         return env
 

@@ -26,6 +26,7 @@ class Message:
     pattern: re.Pattern
     japanese: str
     amounts: frozenset[str]  # fields written after "$"
+    piece: re.Pattern        # the same as one piece of an assembled text (MessageTable.translate)
 
 
 class MessageTable:
@@ -41,25 +42,36 @@ class MessageTable:
         parts = FIELD.split(english)
 
         def capture(index: int) -> str:
-            # a field runs over lines only where a line break or the end follows it (a nested
-            # result, a list of records); elsewhere it is a value on its line
-            after = parts[index + 1]
-            return f"(?P<{parts[index]}>.+?)" if after == "" or after.startswith("\n") else f"(?P<{parts[index]}>[^\n]+?)"
+            return capture_in(parts, index)
 
         pattern = "".join(capture(index) if index % 2 else re.escape(part) for index, part in enumerate(parts))
         amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$") or parts[i] in dollars)
-        return Message(re.compile(pattern, re.DOTALL), japanese, amounts)
+        # as a piece: its own lines, without the line breaks the code joins pieces with (a piece
+        # "\n  - Payment Date: ..." or "...Arguments: {args}\n")
+        inner = FIELD.split(english.strip("\n"))
+        piece = "".join(capture_in(inner, index) if index % 2 else re.escape(part) for index, part in enumerate(inner))
+        return Message(re.compile(pattern, re.DOTALL), japanese, amounts, re.compile(piece, re.DOTALL))
 
     def translate(self, text: str, amount: Callable[[str], str] = str,
-                  field: Callable[[str], str] | None = None) -> str | None:
+                  field: Callable[[str], str] | None = None, piece: bool = False) -> str | None:
         """The Japanese of `text` by the first message it matches whole, or None; `amount`
-        renders a field written after `$`, `field` any other (default: `field_values`)."""
+        renders a field written after `$`, `field` any other (default: `field_values`).
+        `piece`: `text` is a run of lines of a text the code assembled from pieces, matched by a
+        message without the line breaks around it."""
         field = field or (lambda value: self.field_values.get(value, value))
         for message in self.messages:
-            if match := message.pattern.fullmatch(text):
+            if match := (message.piece if piece else message.pattern).fullmatch(text):
+                japanese = message.japanese.strip("\n") if piece else message.japanese
                 return FIELD.sub(lambda m: amount(match[m[1]]) if m[1] in message.amounts else field(match[m[1]]),
-                                 message.japanese)
+                                 japanese)
         return None
+
+
+def capture_in(parts: list[str], index: int) -> str:
+    """The group of field `parts[index]`: it runs over lines only where a line break or the end
+    follows it (a nested result, a list of records); elsewhere it is a value on its line."""
+    after = parts[index + 1]
+    return f"(?P<{parts[index]}>.+?)" if after == "" or after.startswith("\n") else f"(?P<{parts[index]}>[^\n]+?)"
 
 
 @functools.cache

@@ -8,7 +8,8 @@ follow the arm's entities while the words follow its text.
   'USA' -> '日本';
 - `japanese_in_source(text)`: J-tau's Japanese descriptions (`runtime/*_tools.ja.yaml`) for an arm
   with Japanese text and the source's entities (`ja-text`): the same facts the other way
-  (（円） -> （ドル）, 50,000円 -> $500, 「2,500円のクレジットなら 2500」 -> 「$25のクレジットなら 25」).
+  (（円） -> （ドル）, 50,000円 -> $500, 100円単位 -> 1ドル単位, 「2,500円のクレジットなら 2500」 ->
+  「$25のクレジットなら 25」).
 
 Both are notation only, from the maps and the rate (tests/test_arms_runtime.py checks that no
 fact of the other locale is left in any description of any arm).
@@ -82,8 +83,9 @@ class Notation:
             money = self.suffix in line
             line = re.sub(rf"({FIGURE}){self.suffix}(\D{{0,12}}?)なら ({FIGURE})",
                           lambda m: f"{self._dollars(m[1])}{m[2]}なら {_plain(_decimal(m[3]) / self.rate)}", line)
+            line = re.sub(rf"({FIGURE}){self.suffix}単位", lambda m: f"{_plain(_decimal(m[1]) / self.rate)}ドル単位", line)
             line = re.sub(rf"({FIGURE}){self.suffix}", lambda m: self._dollars(m[1]), line)
-            line = line.replace(f"（{self.suffix}）", "（ドル）").replace(f"（{self.suffix}。", "（ドル。")
+            line = re.sub(rf"（{self.suffix}(?=[）。、])", "（ドル", line)
             if money:  # an example figure of an amount in yen: "（円。例：12743）"
                 line = re.sub(rf"(例：)({FIGURE})(?=）)", lambda m: m[1] + _plain(_decimal(m[2]) / self.rate), line)
             lines.append(line)

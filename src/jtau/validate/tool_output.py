@@ -43,8 +43,6 @@ AMOUNT = "\u2064"  # around an amount read, until bare figures beside it are rea
 MARKED = re.compile(f"{AMOUNT}([\\d.]+){AMOUNT}")
 NEAR = 16  # characters between a bare figure and the amount it exemplifies ("2500 for $2,500")
 UNIT = re.compile(r"\d[\d,]*円単位")  # 100円単位: how finely a yen amount is given (no English figure)
-# Japanese writes "a" and "daily" with a counter: 1日あたり, 1件 (no figure in the English)
-JAPANESE_ONE = re.compile(r"(?<![\d.,])1(?=[日件つ回人枚台個]|か月)")
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 IDENTIFIER = re.compile(r"[A-Za-z0-9_]*(?:[A-Za-z_][A-Za-z0-9_]*\d|\d[A-Za-z0-9_]*[A-Za-z_])[A-Za-z0-9_]*")
 ENGLISH_RUN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][a-z']*(?:,? [A-Za-z][a-z']*)+(?![A-Za-z0-9_])")
@@ -237,7 +235,7 @@ class Reader:
 
 def numbers(text: str) -> Counter:
     """The numbers of a text as values: dates as dates (MM/DD/YYYY = YYYY/MM/DD = YYYY-MM-DD),
-    `1,000` as 1000, identifiers (`HAT243`, `txn_9f2c`) not at all."""
+    `1,000` as 1000; identifiers (`HAT243`, `txn_9f2c`) and the figure 1 not at all."""
     text = IDENTIFIER.sub(MASK, text)
     out: Counter = Counter()
 
@@ -248,12 +246,12 @@ def numbers(text: str) -> Counter:
 
     text = UNIT.sub(MASK, DATE.sub(date, text))
     text = THOUSANDS.sub("", text)
-    text = JAPANESE_ONE.sub(MASK, text)
     for m in PLAIN_NUMBER.finditer(text):
         try:
             out[plain(Decimal(m[1]))] += 1
         except InvalidOperation:
             pass
+    del out["1"]  # "a", "daily", "missing 1 argument": each language writes one its own way (1日あたり)
     return out
 
 
