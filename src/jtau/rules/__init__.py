@@ -180,6 +180,9 @@ class DomainRules(BaseModel):
     # retention: a tool whose argument names the step it takes (banking's unlock of a
     # discoverable tool): tool -> that argument; the pair is one step at the route level
     route_arguments: dict[str, str] = Field(default_factory=dict)
+    # fields of a tool's answer that the db rules do not name, by kind (telecom's refuel_data
+    # answers `charge`, an amount): what `jtau verify` reads amounts by (runtime/readings.py)
+    answers: dict[str, dict[str, str]] = Field(default_factory=dict)
     digest: str = ""
 
     @field_validator("cited_tool")

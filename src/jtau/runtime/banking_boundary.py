@@ -29,7 +29,7 @@ from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.runtime.messages import table, table_in
+from jtau.runtime.messages import render, table, table_in
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
 
@@ -43,7 +43,6 @@ TO_SOURCE = {
     "money": banking.money_source,
 }
 BACK = {*TO_SOURCE, "bank_description", "merchant"}
-MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
 # `key: value` in a record the tool printed; an amount keeps its thousands separators ($1,389.98)
 FIELD_IN_TEXT = re.compile(r'(?P<head>(?P<q>"?)(?P<key>[a-z_]+)(?P=q):[ \t]*)'
@@ -171,37 +170,14 @@ class Boundary:
             text = self.product_in_text.sub(lambda m: self.products_ja[m[1]], text)
         return text
 
-    def translate(self, text: str, depth: int = 0) -> str:
-        """The message table's Japanese of `text`; a text the code assembled from pieces
-        ("\n".join(parts)) by its pieces, each the shortest run of lines that is one message; a
-        field that holds a message (a nested tool's result) translated the same way, or as a
-        tool error (Python's "... missing 1 required positional argument: 'x'": tool_errors)."""
-        def field(value: str) -> str:
-            known = self.messages.field_values.get(value) or self.descriptions.get(value)
-            if known is not None or depth >= 3:
-                return value if known is None else known
-            translated = self.translate(value, depth + 1)
-            return translated if translated != value else table("tool_errors").translate(value) or value
+    def translate(self, text: str) -> str:
+        """The message table's Japanese of `text` (messages.render): a field that holds a known
+        description (a customer's tool as tau2 describes it), a message, or a tool error
+        (Python's "... missing 1 required positional argument: 'x'": tool_errors)."""
+        def field(value: str) -> str | None:
+            return self.descriptions.get(value) or table("tool_errors").translate(value)
 
-        whole = self.messages.translate(text, amount=self._yen, field=field)
-        if whole is not None or "\n" not in text:
-            return text if whole is None else whole
-        lines, out, start = text.split("\n"), [], 0
-        while start < len(lines):
-            # the shortest run of lines that is one message: a field at a message's end or before
-            # a line break may hold lines, but not the pieces after it ("Previous Limit: $600")
-            for end in range(start + 1, min(len(lines), start + MAX_PIECE_LINES) + 1):
-                run = "\n".join(lines[start:end])
-                piece = self.messages.translate(run, amount=self._yen, field=field, piece=True) \
-                    or self.messages.field_values.get(run)  # a status line the code appends
-                if piece is not None:
-                    out.append(piece)
-                    start = end
-                    break
-            else:
-                out.append(lines[start])
-                start += 1
-        return "\n".join(out)
+        return render(self.messages, text, amount=self._yen, field=field)
 
     def _field_in_text(self, match: re.Match) -> str:
         """`current_holdings: 127450.00`, `"amount": -50.0` or `current_balance: $1,389.98` in a

@@ -61,6 +61,7 @@ class BankingEnvironment(JaEnvironment):
     replays golden actions with) the arguments and the db; in `get_response` the text too."""
 
     boundary: Boundary
+    results = None  # the boundary reads what the tools return (banking_knowledge_messages.ja.yaml)
 
     def make_tool_call(self, tool_name: str, requestor: str = "assistant", **kwargs):
         arguments = self.boundary.arguments_to_source(tool_name, kwargs)
@@ -136,7 +137,7 @@ class BankingJa:
         self.arm = arm or ARMS[JTAU_ARM]
         self.name, self.folder = f"banking_knowledge_{self.arm.name}", folder
         self.boundary, self.maps = Boundary(maps, rules, self.arm), maps
-        self.environment = environment_class(BankingEnvironment, self.arm.japanese_text)
+        self.environment = environment_class(BankingEnvironment, self.arm, maps)
         self._kb: KnowledgeBase | None = None
 
     @property

@@ -19,6 +19,8 @@ from importlib import resources
 import yaml
 
 FIELD = re.compile(r"\{(\w+)\}")
+MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
+MAX_DEPTH = 3         # fields that hold messages that hold messages ...
 
 
 @dataclass(frozen=True)
@@ -68,10 +70,49 @@ class MessageTable:
 
 
 def capture_in(parts: list[str], index: int) -> str:
-    """The group of field `parts[index]`: it runs over lines only where a line break or the end
-    follows it (a nested result, a list of records); elsewhere it is a value on its line."""
+    """The group of field `parts[index]`: in a message of several lines it runs over lines where a
+    line break or the end follows it (a nested result, a list of records); elsewhere, and in a
+    message of one line ("Preferred Network Mode set to: {mode}"), it is a value on its line."""
     after = parts[index + 1]
-    return f"(?P<{parts[index]}>.+?)" if after == "" or after.startswith("\n") else f"(?P<{parts[index]}>[^\n]+?)"
+    several = any("\n" in part for part in parts[::2])
+    return f"(?P<{parts[index]}>.+?)" if several and (after == "" or after.startswith("\n")) \
+        else f"(?P<{parts[index]}>[^\n]+?)"
+
+
+def render(table: MessageTable, text: str, amount: Callable[[str], str] = str,
+           field: Callable[[str], str | None] | None = None, depth: int = 0) -> str:
+    """`text` in Japanese by `table`: whole, else piece by piece (a text the code assembled:
+    "\n".join(parts)), each piece the shortest run of lines that is one message or a field
+    value, so that a field at a message's end or before a line break holds lines but not the
+    pieces after it ("Previous Limit: $600").  A field reads through `field` first (None: not
+    known there), then `field_values`, then as a list of indicators (" | ") or a text of its
+    own.  What no message covers stays as it is."""
+    def read(value: str) -> str:
+        known = field(value) if field is not None else None
+        if known is None:
+            known = table.field_values.get(value)
+        if known is not None or depth >= MAX_DEPTH:
+            return value if known is None else known
+        if " | " in value:
+            return " | ".join(read(part) for part in value.split(" | "))
+        return render(table, value, amount, field, depth + 1)
+
+    whole = table.translate(text, amount=amount, field=read)
+    if whole is not None or "\n" not in text:
+        return text if whole is None else whole
+    lines, out, start = text.split("\n"), [], 0
+    while start < len(lines):
+        for end in range(start + 1, min(len(lines), start + MAX_PIECE_LINES) + 1):
+            run = "\n".join(lines[start:end])
+            piece = table.translate(run, amount=amount, field=read, piece=True) or table.field_values.get(run)
+            if piece is not None:
+                out.append(piece)
+                start = end
+                break
+        else:
+            out.append(lines[start])
+            start += 1
+    return "\n".join(out)
 
 
 @functools.cache

@@ -14,6 +14,7 @@ import functools
 import inspect
 import json
 import re
+from collections.abc import Callable
 from types import FunctionType
 from decimal import Decimal
 from importlib import resources
@@ -27,7 +28,9 @@ from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
 
 from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
+from jtau.runtime.messages import render, table
 from jtau.runtime.tool_errors import japanese_error
+from jtau.swap.money import yen_in
 
 
 ARG_TYPE = re.compile(r"^\s*(\w+)\s*\(([^)]+)\)\s*:", re.MULTILINE)
@@ -113,11 +116,14 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
 class JapaneseJson:
     """Tool results as the agent reads them: tau2 dumps them with `json.dumps` defaults, which
     writes every Japanese character as a \\uXXXX escape ("\\u9ad8\\u6a4b" for 高橋).  A J-tau
-    agent reads the characters themselves; the values are unchanged.  A failed call reads
-    "エラー：..." in Japanese (tool_errors.py), unless the arm's text is English
-    (`japanese_errors = False`: `english_text`)."""
+    agent reads the characters themselves; the values are unchanged.  Where the arm's text is
+    Japanese (`japanese_text`), a failed call reads "エラー：..." (tool_errors.py) and what a tool
+    returns reads in Japanese (`tool_results.ja.yaml`: a returned text, or the "message" of a
+    returned object), its amounts as the arm writes money (`money`)."""
 
-    japanese_errors = True
+    japanese_text = True
+    results: str | None = "tool_results"  # the table of returned texts (None: the domain's own)
+    money = staticmethod(str)             # an amount of the arm's money, as the arm's text writes it
 
     @classmethod
     def to_json_str(cls, resp) -> str:
@@ -128,24 +134,58 @@ class JapaneseJson:
 
     def get_response(self, message):
         response = super().get_response(message)
-        if response.error and self.japanese_errors:
+        if not self.japanese_text:
+            return response
+        if response.error:
             response.content = japanese_error(response.content)
+        elif self.results is not None:
+            response.content = japanese_result(response.content, table(self.results), self.money)
         return response
+
+
+def japanese_result(content: str, results, money) -> str:
+    """A tool's answer in Japanese: its text, or the "message" of the object it returned."""
+    if not isinstance(content, str):
+        return content
+    if content.startswith("{") and '"message"' in content:
+        try:
+            data = json.loads(content)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("message"), str):
+            data["message"] = render(results, data["message"], amount=money)
+            return json.dumps(data, ensure_ascii=False)
+    return render(results, content, amount=money)
+
+
+def arm_money(arm, maps) -> Callable[[str], str]:
+    """How a tool's answer writes an amount of the arm's db in Japanese text: `10,000円`, or the
+    source's `$100` where the arm keeps the source's money."""
+    suffix = maps.locale.currency.suffix
+
+    def money(figure: str) -> str:
+        try:
+            amount = Decimal(figure)
+        except ArithmeticError:
+            return figure
+        if not arm.localizes_entities:
+            return f"${int(amount):,}" if amount == amount.to_integral_value() else f"${amount:,.2f}"
+        return yen_in("ja", int(amount), suffix) if amount == amount.to_integral_value() else f"{amount:,}{suffix}"
+
+    return money
 
 
 class JaEnvironment(JapaneseJson, Environment):
     """tau2's Environment, with tool results in readable Japanese."""
 
 
-def english_text(environment: type) -> type:
-    """An environment class of an arm with English text and J-tau's values (`ja-entities`):
-    readable characters, tau2's English error messages."""
-    return type(f"English{environment.__name__}", (environment,), {"japanese_errors": False})
-
-
-def environment_class(base: type, japanese_text: bool) -> type:
-    """`base` (JaEnvironment, JaTelecomEnvironment ...) for an arm's text language."""
-    return base if japanese_text else english_text(base)
+def environment_class(base: type, arm, maps=None) -> type:
+    """`base` (JaEnvironment, JaTelecomEnvironment ...) for an arm (jtau.arms): tau2's English
+    messages where its text is English; Japanese ones, amounts written as the arm writes money."""
+    attrs = {"japanese_text": arm.japanese_text}
+    if maps is not None:
+        attrs["money"] = staticmethod(arm_money(arm, maps))
+    return type(f"{arm.name.title().replace('-', '')}{base.__name__}", (base,), attrs)
 
 
 class LocalizedTasks:

@@ -42,7 +42,8 @@ def money_fields(rules: DomainRules) -> set[str]:
     """The field names that hold an amount in the db or in a tool's arguments (`prices.*`: every
     field of an object named prices)."""
     paths = [p for p, k in rules.db.items() if k in MONEY_KINDS]
-    paths += [p for arguments in rules.tools.values() for p, k in arguments.items() if k in MONEY_KINDS]
+    paths += [p for table in (*rules.tools.values(), *rules.answers.values()) for p, k in table.items()
+              if k in MONEY_KINDS]
     names = set()
     for path in paths:
         parts = path.split(".")
@@ -113,7 +114,8 @@ def task_values(task) -> list[str]:
     """The strings of a task's initial state (banking's rows of agent data) and of its golden
     calls (an address a call writes is an entity of the answers after it)."""
     initial = task.initial_state
-    out = call_values(initial.model_dump(mode="json")) if initial is not None else []
+    # rows of initial data hold amounts as digit strings ("500000"): only a call's digits are entities
+    out = [v for v in call_values(initial.model_dump(mode="json")) if not v.isdigit()] if initial is not None else []
     for action in (task.evaluation_criteria.actions or []) if task.evaluation_criteria else []:
         out += call_values(action.arguments)
     return out

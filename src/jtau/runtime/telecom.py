@@ -6,9 +6,10 @@ item "Data refueling: 2.0 GB at $2.0/GB", `suspend_line` mentions a "$5/month" h
 and the overdue-bill set-up writes "Charge for line L1002".  The overlay writes the Japanese
 forms of the rules' `formats` (the same text the localization gives the source's bills) and
 yen; descriptions of both toolkits are Japanese (`telecom_tools.ja.yaml`,
-`telecom_user_tools.ja.yaml`).  What the phone shows (status bar, speed test) stays tau2's
-English, except that a payment request names its amount in yen (tau2 writes "of 45.0 USD"
-after the bill's amount, which J-tau holds in yen).
+`telecom_user_tools.ja.yaml`).  What the phone shows (status bar, speed test, every message of
+the customer's tools) reads in the text's language (tool_results.ja.yaml), and a payment request
+names its amount in the arm's money (tau2 writes "of 45.0 USD" after the bill's amount, which
+J-tau holds in yen).
 Registered as tau2 registers telecom: `telecom_ja` (manual policy), `telecom-workflow_ja`
 (workflow policy), and the task sets `telecom_full_ja`, `telecom_small_ja`.
 
@@ -100,24 +101,27 @@ def tools_classes(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) 
     if arm.japanese_text:
         agent.suspend_line_for_overdue_bill = suspend_line_for_overdue_bill  # an env function, not a tool
 
-    # the phone's texts are tau2's English in every arm; J-tau's amounts in yen (J-tau itself: 45,000円)
-    phone_money = "ja" if arm.name == JTAU_ARM else "en"
-
+    # the phone's payment texts name an amount: written here in the text's language and the arm's
+    # money (the others read through tool_results.ja.yaml)
     def check_payment_request(self):
         request = self._check_payment_request()
         if request is None:
-            return "No payment request has been made."
-        return f"You have a payment request for bill {request.bill_id} of {money(request.amount_due, phone_money)}."
+            return "支払いの依頼は届いていません。" if arm.japanese_text else "No payment request has been made."
+        amount = money(request.amount_due, source="{:.2f}")
+        return (f"請求書{request.bill_id}について、{amount}の支払いの依頼が届いています。" if arm.japanese_text else
+                f"You have a payment request for bill {request.bill_id} of {amount}.")
 
     def make_payment(self):
         request = self._check_payment_request()
         if request is None:
-            return "You do not have a payment request."
+            return "支払いの依頼はありません。" if arm.japanese_text else "You do not have a payment request."
         self._make_payment()
-        return f"Payment of {money(request.amount_due, phone_money)} has been made for bill {request.bill_id}."
+        amount = money(request.amount_due, source="{:.2f}")
+        return (f"請求書{request.bill_id}の{amount}の支払いが完了しました。" if arm.japanese_text else
+                f"Payment of {amount} has been made for bill {request.bill_id}.")
 
     phone = {"check_payment_request": check_payment_request, "make_payment": make_payment} \
-        if arm.localizes_entities else {}
+        if arm.localizes_entities or arm.japanese_text else {}
     texts, document = arm_descriptions("telecom_user", arm, maps)
     user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", phone, texts, document=document)
     return agent, user
@@ -136,7 +140,7 @@ class TelecomJa(LocalizedTasks):
     def __init__(self, folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm | None = None):
         self.folder, self.arm = folder, arm or ARMS[JTAU_ARM]
         self.tools, self.user_tools = tools_classes(maps, rules, self.arm)
-        self.environment = environment_class(JaTelecomEnvironment, self.arm.japanese_text)
+        self.environment = environment_class(JaTelecomEnvironment, self.arm, maps)
         self.names = {kind: f"{base}_{self.arm.name}" for kind, base in
                       (("manual", "telecom"), ("workflow", "telecom-workflow"), ("full", "telecom_full"),
                        ("small", "telecom_small"))}

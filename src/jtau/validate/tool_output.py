@@ -32,7 +32,7 @@ from jtau.text.recognize import trie_regex
 from jtau.translate.check import JAPANESE
 
 NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
-DOLLAR = re.compile(rf"(?<![A-Za-z0-9])(-?)\$\s?(-?)({NUMBER})")
+DOLLAR = re.compile(rf"(?<![A-Za-z0-9])(-?)\$\s?(-?)({NUMBER})|(?<![\w.,])()()({NUMBER}) USD\b")
 YEN_SUFFIX = re.compile(rf"(?<![A-Za-z0-9_.,\d])(-?)({NUMBER})円(?!単位)")  # 100円単位: a unit, no amount
 YEN_SIGN = re.compile(rf"(-?)[¥￥]\s?(-?)({NUMBER})")
 HALF_CONVERTED = re.compile(r"円[,.]\d|\d円\d")
@@ -48,7 +48,8 @@ IDENTIFIER = re.compile(r"[A-Za-z0-9_]*(?:[A-Za-z_][A-Za-z0-9_]*\d|\d[A-Za-z0-9_
 ENGLISH_RUN = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][a-z']*(?:,? [A-Za-z][a-z']*)+(?![A-Za-z0-9_])")
 ENGLISH_LABEL = re.compile(r"^[ \t-]*([A-Z][a-z]+(?: [A-Za-z]+)*):", re.MULTILINE)
 CODE = re.compile(r"`[^`\n]*`|https?://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|'[a-z0-9_]+'")
-AMOUNT_TEXT = re.compile(r"[-$¥￥]*[\d,]+(?:\.\d+)?円?")
+LITERAL = re.compile(r"[a-z_]+")
+AMOUNT_TEXT = re.compile(r"-?[$¥￥]-?[\d,]+(?:\.\d+)?|-?[\d,]*\d\.\d+|-?[\d,]+円")  # not a zip code
 MAX_ENTITY = 160  # the longest value set aside as an entity (longer strings are texts)
 MASK = "\u2063"  # what a set-aside span becomes: neither a word nor a number
 
@@ -90,10 +91,11 @@ def flatten(text: str) -> str:
 
 def maskable(value: str) -> bool:
     """Whether a value is set aside wherever it occurs: three characters, or one that is not
-    ASCII (a Japanese given name: 亮), and no amount or figure ("$1,440.00", "15000.00")."""
+    ASCII (a Japanese given name: 亮), and no amount or figure ("$1,440.00", "15000.00") and no
+    enum literal (a call's `economy` is a word of the answer's keys too)."""
     size = len(value.strip())
     return size <= MAX_ENTITY and (size >= 3 or (size >= 1 and not value.strip().isascii())) \
-        and not AMOUNT_TEXT.fullmatch(value.strip())
+        and not AMOUNT_TEXT.fullmatch(value.strip()) and not LITERAL.fullmatch(value)
 
 
 class Side:
@@ -113,10 +115,12 @@ class Side:
 
 
 def whole(values) -> re.Pattern | None:
-    """A regex of `values` (longest first) where no ASCII letter or digit goes on either side."""
+    """A regex of `values` (longest first) where no ASCII letter or digit goes on either side (the
+    CVV 547 is not in $547.94)."""
     if not values:
         return None
-    return re.compile(rf"(?<![A-Za-z0-9_])(?:{trie_regex(sorted(values, key=len, reverse=True))})(?![A-Za-z0-9_])")
+    return re.compile(rf"(?<![A-Za-z0-9_.])(?:{trie_regex(sorted(values, key=len, reverse=True))})"
+                      rf"(?![A-Za-z0-9_]|[.,]\d)")
 
 
 class Reader:
@@ -128,7 +132,7 @@ class Reader:
         of an object named prices)."""
         self.arm, self.rate = arm, rate
         self.factor = rate if arm.localizes_entities else Decimal(1)
-        names = [re.escape(n[:-2]) + r"\.\w+" if n.endswith(".*") else r"(?:\w+\.)?" + re.escape(n)
+        names = [re.escape(n[:-2]) + r"\.\w+" if n.endswith(".*") else r"(?:[^\s.:]+\.)?" + re.escape(n)
                  for n in sorted(money_fields)]
         self.money_field = re.compile(
             rf"(?:^|(?<=[\s{{,\"]))\"?(?:{'|'.join(names)})\"?: ?(-?\d+(?:\.\d+)?)(?![\d,])",
@@ -155,7 +159,7 @@ class Reader:
             return found, MASK
         patterns = (YEN_SUFFIX, YEN_SIGN) if yen else (DOLLAR,)
         for pattern in patterns:
-            text = pattern.sub(lambda m: take("".join(m.groups()[:-1]), m.groups()[-1]), text)
+            text = pattern.sub(lambda m: take("".join(signed(m)[:-1]), signed(m)[-1]), text)
         if self.money_field is not None:
             text = self.money_field.sub(lambda m: m[0][:m.start(1) - m.start()] + take("", m[1]), text)
         if found:  # "e.g., 2500 for $2,500": a bare figure beside an amount it equals is that amount
@@ -253,6 +257,11 @@ def numbers(text: str) -> Counter:
             pass
     del out["1"]  # "a", "daily", "missing 1 argument": each language writes one its own way (1日あたり)
     return out
+
+
+def signed(match: re.Match) -> list[str]:
+    """The groups of the alternative that matched: its signs, then its figure."""
+    return [group for group in match.groups() if group is not None]
 
 
 def cents(amount: Decimal) -> Decimal:
