@@ -97,7 +97,7 @@ def test_telecom_ja_writes_yen_into_bills():
     assert "<tech_support_policy>" in workflow.policy and workflow.domain_name == "telecom-workflow_ja"
 
 
-def test_the_phone_names_a_payment_request_in_yen(domains_dir):
+def test_the_phone_names_a_payment_request_in_yen_in_japanese(domains_dir):
     from tau2.data_model.tasks import Task
 
     from jtau.runtime.domains import RUNTIME
@@ -116,7 +116,7 @@ def test_the_phone_names_a_payment_request_in_yen(domains_dir):
         said.append(next(m.content for m in trajectory if getattr(m, "id", None) == "golden_1"))
     dollars = re.fullmatch(r"Payment of ([\d.]+) USD has been made for bill (\w+)\.", said[0])
     yen = int(RATE * Decimal(dollars[1]))
-    assert yen > 0 and said[1] == f"Payment of {yen:,}円 has been made for bill {dollars[2]}."
+    assert yen > 0 and said[1] == f"請求書{dollars[2]}の{yen:,}円の支払いが完了しました。"
 
 
 def test_a_phone_map_that_is_not_one_to_one_is_an_input_error(project, tmp_path):
