@@ -98,6 +98,8 @@ def render(table: MessageTable, text: str, amount: Callable[[str], str] = str,
         return render(table, value, amount, field, depth + 1)
 
     whole = table.translate(text, amount=amount, field=read)
+    if whole is None:
+        whole = table.field_values.get(text)  # a text that is one known value (a status line)
     if whole is not None or "\n" not in text:
         return text if whole is None else whole
     lines, out, start = text.split("\n"), [], 0
