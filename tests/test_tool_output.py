@@ -132,6 +132,10 @@ def test_every_golden_call_of_j_tau_reads_as_the_sources(verify_all):
         readings = [(c["task"], r) for c in checks for r in c["readings"]]
         assert readings == [], (domain, readings[:3])
         assert all("readings" in c for c in checks)
+    # and every read tool of the rules over every record, before any task
+    reads = {domain: checks[0]["actions"] for domain, checks in by_domain.items()}
+    assert reads["airline"] == 500 + 2000 and reads["retail"] == 500 + 1000 + 50 + 500, reads
+    assert reads["telecom"] == 4 * 3 + 9  # customers (by id, by phone, their bills), lines
 
 
 @pytest.mark.parametrize("arm", ["ja-text", "ja-entities"])
@@ -281,3 +285,30 @@ def test_banking_tool_output_reads_as_the_sources_where_the_review_found_it_wron
                        tasks=BANKING_FOUND, arm=arm)
     assert len(checks) == len(BANKING_FOUND) + 1
     assert [(c.task, str(r)) for c in checks for r in c.readings] == []
+
+
+def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
+    """A retail product whose Japanese answer lost an amount: the sweep over every record names
+    the tool and the record, before any task."""
+    from jtau.runtime import readings
+    from jtau.runtime.verify import verify
+
+    real = readings.sweep
+
+    def sweep(reader, rules, source_env, arm_env, source_db, arm_db):
+        answer = arm_env.get_response
+
+        def wrong(message):
+            response = answer(message)
+            if message.name == "get_product_details" and message.arguments.get("product_id") == "8940227892":
+                response.content = response.content.replace('"price": ', '"price": 1', 1)
+            return response
+
+        monkeypatch.setattr(arm_env, "get_response", wrong)
+        return real(reader, rules, source_env, arm_env, source_db, arm_db)
+
+    monkeypatch.setattr("jtau.runtime.verify.sweep", sweep)
+    checks, _ = verify("retail", ROOT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"})
+    [reading] = checks[0].readings
+    assert reading.tool == "get_product_details(product_id='8940227892')" and reading.finding.kind == "money"
+    assert not checks[0].ok and str(reading).startswith("get_product_details(product_id='8940227892'): tool output money")

@@ -142,8 +142,18 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
         out_console.print(table)
     commuting = sum(c.ok for c in checks if c.task != INITIAL)
     out_console.print(f"{label}: {commuting}/{sum(c.task != INITIAL for c in checks)} tasks commute"
-                      f"{'' if checks[0].ok else ', the initial db does not'}; {seconds:.1f} s")
+                      f"{initial_problem(checks[0])}; {checks[0].actions} read calls over every record; "
+                      f"{seconds:.1f} s")
     return checks
+
+
+def initial_problem(check) -> str:
+    """What the check before any task found: the initial db, or the read tools' answers."""
+    if check.ok:
+        return ""
+    if len(check.readings) == len(check.problems):
+        return ", the read tools do not answer alike over every record"
+    return ", the initial db does not"
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True},

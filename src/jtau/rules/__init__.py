@@ -117,6 +117,16 @@ class NotMoney(BaseModel):
         return value
 
 
+class ReadTool(BaseModel):
+    """A read tool `jtau verify` calls over every record of the initial db, on the source and on
+    the arm, to compare what it answers (runtime/readings.py)."""
+    model_config = ConfigDict(extra="forbid")
+    arguments: dict[str, str]                 # argument -> db path of its values (`users.*`: the keys)
+    fixed: dict[str, object] = Field(default_factory=dict)  # arguments given as they are (months: 12)
+    via: str | None = None     # the tool that runs it (banking's call_discoverable_agent_tool)
+    unlock: str | None = None  # the tool that makes it callable first (unlock_discoverable_agent_tool)
+
+
 class TaskRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: dict[str, str]
@@ -183,6 +193,8 @@ class DomainRules(BaseModel):
     # fields of a tool's answer that the db rules do not name, by kind (telecom's refuel_data
     # answers `charge`, an amount): what `jtau verify` reads amounts by (runtime/readings.py)
     answers: dict[str, dict[str, str]] = Field(default_factory=dict)
+    # read tools `jtau verify` calls over every record of the initial db (runtime/readings.py)
+    reads: dict[str, ReadTool] = Field(default_factory=dict)
     digest: str = ""
 
     @field_validator("cited_tool")

@@ -3,7 +3,8 @@ call, compared by validate/tool_output.py (money, notation, other numbers, langu
 
 `readings_for(...)` sets up the comparison once per verified arm (each side's entities, the
 domain's money fields and the words a Japanese answer may keep: field names, enum literals,
-tool names); `compare_calls` reads one task's golden trajectory on both sides.
+tool names); `compare_calls` reads one task's golden trajectory on both sides; `sweep` calls
+every read tool of the rules (`reads`) over every record of the initial db on both sides.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ class Reading:
     arm: str
 
     def __str__(self) -> str:
-        return f"action {self.action} {self.tool}: tool output {self.finding}"
+        where = self.tool if "(" in self.tool else f"action {self.action} {self.tool}"
+        return f"{where}: tool output {self.finding}"
 
     def as_json(self) -> dict:
         return {"action": self.action, "tool": self.tool, "kind": self.finding.kind, "detail": self.finding.detail,
@@ -149,3 +151,61 @@ def shown_tool(call, rules: DomainRules) -> str:
     if nested and isinstance(call.arguments, dict) and call.arguments.get(nested["name"]):
         return str(call.arguments[nested["name"]])
     return call.name
+
+
+# --- every read tool over every record ------------------------------------------------------------
+
+def read_calls(rules: DomainRules, source_db, arm_db) -> list[tuple[str, dict, dict]]:
+    """(tool, the source's arguments, the arm's) for each read tool of the rules (`reads`) and
+    each record of the initial db: the records of both dbs paired in their order."""
+    out = []
+    for tool, read in rules.reads.items():
+        columns = []
+        for argument, pattern in read.arguments.items():
+            pairs = zip(jsonpath.find(source_db, pattern), jsonpath.find(arm_db, pattern))
+            keyed = pattern.endswith("*")
+            columns.append([(argument, s_key if keyed else s_container[s_key], a_key if keyed else a_container[a_key])
+                            for (_, s_container, s_key), (_, a_container, a_key) in pairs])
+        for row in zip(*columns):
+            out.append((tool, {**read.fixed, **{a: s for a, s, _ in row}}, {**read.fixed, **{a: v for a, _, v in row}}))
+    return out
+
+
+def as_call(rules: DomainRules, tool: str, arguments: dict) -> tuple[str, dict]:
+    """The call that runs `tool` with `arguments`: itself, or through the tool that runs it (a
+    discoverable tool: its name and its arguments as a JSON text)."""
+    via = rules.reads[tool].via
+    if via is None:
+        return tool, arguments
+    nested = rules.tasks.nested_calls[via]
+    return via, {nested["name"]: tool, nested["arguments"]: json.dumps(arguments, ensure_ascii=False)}
+
+
+def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, arm_db) -> tuple[int, list[Reading]]:
+    """Every read tool over every record on both sides' environments of the initial db: how many
+    calls, and what the arm's answers get wrong (each reading names the tool and its arguments)."""
+    from tau2.data_model.message import ToolCall
+
+    def answer(env, name: str, arguments: dict, index: int):
+        return env.get_response(ToolCall(id=f"read_{index}", name=name, arguments=arguments, requestor="assistant"))
+
+    unlocked, out, calls = set(), [], read_calls(rules, source_db, arm_db)
+    amounts = money_tools(rules)
+    for index, (tool, s_args, a_args) in enumerate(calls):
+        unlock = rules.reads[tool].unlock
+        if unlock and tool not in unlocked:
+            for env in (source_env, arm_env):
+                answer(env, unlock, {rules.route_arguments[unlock]: tool}, index)
+            unlocked.add(tool)
+        s_answer = answer(source_env, *as_call(rules, tool, s_args), index)
+        a_answer = answer(arm_env, *as_call(rules, tool, a_args), index)
+        shown = f"{tool}({', '.join(f'{k}={v!r}' for k, v in s_args.items())})"
+        if s_answer.error != a_answer.error:
+            out.append(Reading(index, shown, Finding("outcome", f"{'an error' if a_answer.error else 'no error'} on the "
+                                                                 "arm, the other on the source"),
+                               s_answer.content or "", a_answer.content or ""))
+            continue
+        for finding in reader.compare(s_answer.content, a_answer.content, tool in amounts,
+                                      call_values(s_args), call_values(a_args)):
+            out.append(Reading(index, shown, finding, s_answer.content or "", a_answer.content or ""))
+    return len(calls), out

@@ -40,7 +40,7 @@ from jtau.project import maps_dir
 from jtau.rules import load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RUNTIME
-from jtau.runtime.readings import compare_calls, readings_for
+from jtau.runtime.readings import compare_calls, readings_for, sweep
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 
@@ -191,7 +191,8 @@ def carry_text(expected, localized_start, rules) -> None:
 
 
 def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
-    """Before any task: the localized db is the localized source db, everywhere."""
+    """Before any task: the localized db is the localized source db, everywhere (and, once
+    verify has swept them, every read tool answers alike over every record: runtime/readings.py)."""
     expected = cents(source_start)
     problems: list[Problem] = []
     localize_db(expected, rules, loc, problems)
@@ -235,8 +236,8 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     def make_localized(solo_mode=False, **options):
         return localized_dbs.environment(localized_environment, solo_mode=solo_mode, **options)
 
-    source_start = runtime.dump(make_source(**runtime.env_options(None)))
-    localized_start = runtime.dump(make_localized(**runtime.env_options(None)))
+    source_env, localized_env = make_source(**runtime.env_options(None)), make_localized(**runtime.env_options(None))
+    source_start, localized_start = runtime.dump(source_env), runtime.dump(localized_env)
     if tasks:
         known = [str(t["id"]) for t in source.tasks]
         unknown = sorted(set(tasks) - set(known))
@@ -247,6 +248,9 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     glossary = domain_glossary(rules, maps, root)
     latin = set(glossary.allow_latin) | {w for t in glossary.terms.values() for w in LATIN_WORDS.findall(t.ja)}
     reader = readings_for(rules, profile, maps.locale.currency.rate, source.db, localized.db, latin)
+    checks[0].actions, checks[0].readings = sweep(reader, rules, source_env, localized_env, source_start,
+                                                  localized_start)
+    checks[0].problems += [str(r) for r in checks[0].readings]
     selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
     global _CONTEXT
     _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,

@@ -142,8 +142,10 @@ class Reader:
 
     # --- money -------------------------------------------------------------------------------
 
-    def amounts(self, text: str, yen: bool, whole_result: bool = False) -> tuple[list[Decimal], str]:
-        """The amounts of `text` in its currency and the text without them."""
+    def amounts(self, text: str, yen: bool, whole_result: bool = False, mask=lambda text: text):
+        """The amounts of `text` in its currency and the text without them: a money field's
+        figure first (`amount: 10220`, before `mask` sets the entities aside: a zip may be
+        10220 too), then the amounts with their sign in the text `mask` leaves."""
         found: list[Decimal] = []
 
         def take(sign: str, figure: str) -> str:
@@ -157,11 +159,12 @@ class Reader:
         if whole_result and RESULT.fullmatch(text.strip()):
             take("", text.strip())
             return found, MASK
+        if self.money_field is not None:
+            text = self.money_field.sub(lambda m: m[0][:m.start(1) - m.start()] + take("", m[1]), text)
+        text = mask(text)
         patterns = (YEN_SUFFIX, YEN_SIGN) if yen else (DOLLAR,)
         for pattern in patterns:
             text = pattern.sub(lambda m: take("".join(signed(m)[:-1]), signed(m)[-1]), text)
-        if self.money_field is not None:
-            text = self.money_field.sub(lambda m: m[0][:m.start(1) - m.start()] + take("", m[1]), text)
         if found:  # "e.g., 2500 for $2,500": a bare figure beside an amount it equals is that amount
             def example(m: re.Match) -> str:
                 line_start = text.rfind("\n", 0, m.start()) + 1
@@ -202,11 +205,12 @@ class Reader:
         is_data = data is not localized  # a JSON answer: its strings are db values, which validate checks
         # each side's entities first: a whole-mapped value keeps its own notation
         # (`海外ATM手数料 - 第2段階（10,100円〜30,000円）` in English text)
-        source = self.source.mask(flatten(source), source_values)
-        localized = self.localized.mask(data, localized_values)
-        findings = self.notation(localized)
-        s_amounts, s_rest = self.amounts(source, yen=False, whole_result=money_result)
-        l_amounts, l_rest = self.amounts(localized, yen=self.arm.localizes_entities, whole_result=money_result)
+        masked = self.localized.mask(data, localized_values)
+        findings = self.notation(masked)
+        s_amounts, s_rest = self.amounts(flatten(source), False, money_result,
+                                         lambda text: self.source.mask(text, source_values))
+        l_amounts, l_rest = self.amounts(data, self.arm.localizes_entities, money_result,
+                                         lambda text: self.localized.mask(text, localized_values))
         expected = Counter(cents(a) * self.factor for a in s_amounts)
         got = Counter(cents(a) for a in l_amounts)
         if expected != got:
@@ -217,7 +221,7 @@ class Reader:
             findings.append(Finding("number", f"{shown(s_numbers - l_numbers)} expected, "
                                               f"{shown(l_numbers - s_numbers)} found instead"))
         if not (is_data and self.arm.japanese_text):
-            findings += self.language(localized)
+            findings += self.language(masked)
         return findings
 
     def language(self, text: str) -> list[Finding]:
