@@ -245,7 +245,7 @@ def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
         ("2,449", "airline, retail, telecom")
     assert result.stdout.splitlines()[-1] == (  # one line of result, and what to do next
         f"verify all: every task commutes ({tasks} tasks in {names}); next: jtau tau2 run --domain "
-        "airline_ja --user user_simulator_ja --agent-llm MODEL --user-llm MODEL (an agent on J-tau)")
+        "airline_ja --user user_simulator_ja-en-prompt --agent-llm MODEL --user-llm MODEL (an agent on J-tau)")
     assert {d: len(checks) for d, checks in by_domain.items()} == {
         "airline": 51, "retail": 115, "telecom": 2286, **({"banking_knowledge": 98} if banking else {})}
     refused = jtau("verify", "all", "--task", "1")

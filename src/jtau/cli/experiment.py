@@ -22,8 +22,9 @@ DomainsOpt = Annotated[str, typer.Option(
     "--domains", help="tau2 domains, comma-separated: airline, retail, telecom, telecom-workflow, banking_knowledge.")]
 ArmsOpt = Annotated[str, typer.Option(help="Arms, comma-separated: en, ja, ja-entities, ja-text (the 2x2: "
                                            "text language x entity locale).")]
-UsersOpt = Annotated[str, typer.Option(help="The customer of Japanese-text arms: ja (user_simulator_ja), "
-                                            "ja-en-prompt (English prompt, speaks Japanese), or both.")]
+UsersOpt = Annotated[str, typer.Option(help="The customer of Japanese-text arms: ja-en-prompt (tau2's English "
+                                            "prompt, speaks Japanese: recommended, docs/ARMS.md), ja "
+                                            "(user_simulator_ja: the translated prompt), or both.")]
 
 
 def _list(value: str, name: str) -> list[str]:
@@ -78,7 +79,7 @@ def run(
                                                               "(default: the provider's, e.g. OPENAI_API_KEY).")] = None,
     user_key_env: Annotated[Optional[str], typer.Option(help="The variable holding the customer's key.")] = None,
     arms: ArmsOpt = "en,ja",
-    users: UsersOpt = "ja",
+    users: UsersOpt = "ja-en-prompt",
     agent: Annotated[str, typer.Option(help="tau2's agent implementation.")] = "llm_agent",
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (retention needs 2 or more).")] = 2,
     seed: Annotated[int, typer.Option(help="tau2's --seed: each trial's seed derives from it.")] = 300,

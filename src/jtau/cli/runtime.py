@@ -97,7 +97,7 @@ def verify(
 
         elsewhere = out and out.resolve() != out_dir(None, root, names[0]).parent.resolve()
         done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(reports)})",
-             f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja --agent-llm MODEL "
+             f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja-en-prompt --agent-llm MODEL "
              "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, root, names[0]).parent}'s data, "
                                                      f"not {out}'s)" if elsewhere else ")"))
     except JtauError as exc:

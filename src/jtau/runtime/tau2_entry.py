@@ -3,7 +3,7 @@
 tau2 knows its domains through an in-process registry, so J-tau's domains are registered
 first and then tau2's command line takes over with the remaining arguments:
 
-    jtau tau2 run --domain airline_ja --user user_simulator_ja --agent-llm gpt-4.1 --user-llm gpt-4.1
+    jtau tau2 run --domain airline_ja --user user_simulator_ja-en-prompt --agent-llm gpt-4.1 --user-llm gpt-4.1
 
 Every arm of every J-tau domain is registered (`airline_ja`, `airline_ja-text`, `telecom_en` ...:
 runtime/arms.py, docs/ARMS.md), built on first use.  `user_simulator_ja` is tau2's user simulator

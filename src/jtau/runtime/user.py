@@ -33,16 +33,23 @@ from jtau.errors import InputError
 
 NAME = "user_simulator_ja"
 EN_PROMPT = "user_simulator_ja-en-prompt"
-EN_PROMPT_VERSION = "1"
-# appended to tau2's English guidelines; a scripted customer finds it by its first line
+EN_PROMPT_VERSION = "2"
+# appended to tau2's English guidelines; a scripted customer finds it by its first line.
+# Version 2: only ids, codes, emails and phones verbatim; dates and amounts keep their values in
+# Japanese writing (version 1's "exactly as the scenario gives them" invited "May 20に"); a
+# persona's own language habits kept.
 EN_PROMPT_DIRECTIVE = f"""## Language (J-tau English-prompt directive, version {EN_PROMPT_VERSION})
 The customer service representative works in Japanese, and you are a Japanese-speaking customer.
 Everything you say to the agent must be in natural, polite Japanese: every word of every message,
 from the first one to the last. The guidelines and the scenario above are written in English only
 for you; never answer in English and never mix languages, even if the agent writes in English.
-Give names, ids, codes, email addresses, phone numbers, dates and amounts exactly as the scenario
-gives them. The control tokens ###STOP###, ###TRANSFER### and ###OUT-OF-SCOPE### are not words:
-when the guidelines ask for one, write it exactly as written, untranslated."""
+Give ids, codes, email addresses and phone numbers exactly as the scenario gives them, and names as
+it writes them. Give dates and amounts with the same values, written as a Japanese speaker writes
+them: "May 20" is 5月20日, "$348" is 348ドル, "¥34,800" is 34,800円. If the scenario gives you
+habits of speech of your own (a language you speak imperfectly, words of another language, a way
+of writing), keep them within your Japanese. The control tokens ###STOP###, ###TRANSFER### and
+###OUT-OF-SCOPE### are not words: when the guidelines ask for one, write it exactly as written,
+untranslated."""
 
 # tau2 writes a task's user scenario with English labels (UserScenario.__str__); a Japanese
 # simulator reads Japanese ones.  Only labels at the start of a line are replaced.
