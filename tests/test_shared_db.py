@@ -74,5 +74,24 @@ def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
         return original(self, user_id)
 
     monkeypatch.setattr(AirlineTools, "get_user_details", changes_what_it_iterates)
-    with pytest.raises(CheckFailed, match=r"task 1: a tool changed a shared source db record in place"):
+    # verify's first calls of get_user_details are its reads over every record, before any task
+    with pytest.raises(CheckFailed, match=r"the read calls over every record: a tool changed a shared source db record"):
         verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})
+
+
+def test_verify_stops_when_a_task_changes_a_shared_record(monkeypatch):
+    from tau2.domains.airline.tools import AirlineTools
+
+    from jtau.errors import CheckFailed
+    from jtau.runtime.verify import verify
+
+    original = AirlineTools.search_direct_flight  # a golden call of task 9, not one of the reads
+
+    @functools.wraps(original)  # keeps tau2's tool marks
+    def changes_what_it_iterates(self, *args, **kwargs):
+        next(iter(self.db.flights.values())).origin = "XXX"  # a shared record, reached by iterating
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(AirlineTools, "search_direct_flight", changes_what_it_iterates)
+    with pytest.raises(CheckFailed, match=r"task 9: a tool changed a shared source db record in place"):
+        verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "9"})

@@ -251,6 +251,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     checks[0].actions, checks[0].readings = sweep(reader, rules, source_env, localized_env, source_start,
                                                   localized_start)
     checks[0].problems += [str(r) for r in checks[0].readings]
+    shared_unchanged({"source": source_dbs, "localized": localized_dbs}, "the read calls over every record")
     selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
     global _CONTEXT
     _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,
@@ -302,13 +303,18 @@ def check_batch(indices: list[int]) -> list[TaskCheck]:
     no result of theirs counts: tau2 changed a tool, see runtime/shared_db.py)."""
     with gc_paused():
         checks = [check_task(index) for index in indices]
-    for side, dbs in _CONTEXT.shared.items():
+    shared_unchanged(_CONTEXT.shared, f"task {checks[0].task}" if len(checks) == 1 else
+                     f"tasks {checks[0].task} to {checks[-1].task}")
+    return checks
+
+
+def shared_unchanged(shared: dict, calls: str) -> None:
+    """Raise CheckFailed (naming `calls`) where a tool changed a record the environments share."""
+    for side, dbs in shared.items():
         for part in dbs.changed():
-            tasks = f"task {checks[0].task}" if len(checks) == 1 else f"tasks {checks[0].task} to {checks[-1].task}"
-            raise CheckFailed(f"{tasks}: a tool changed a shared {side} "
+            raise CheckFailed(f"{calls}: a tool changed a shared {side} "
                               f"{part} record in place, so environments would not start from the task's db; "
                               "set shares_records=False for this domain in jtau's runtime/domains.py")
-    return checks
 
 
 def check_task(index: int) -> TaskCheck:
