@@ -193,6 +193,8 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
 
     text.render(translator.target if arm.japanese_text else english_target, problems)
     raise_problems(problems)
+    if arm.japanese_text != arm.localizes_entities:  # a mixed arm's knowledge base in its notation
+        notation_in_arm(documents, policies, db, rules, maps, arm)
     if collisions := loc.collisions():
         raise InputError("entity maps: different source values become the same value", collisions)
     files = rules.files
@@ -223,6 +225,27 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
                         repairs, text, translator, timings, text_fields=len(text.fields))
+
+
+def notation_in_arm(documents: dict, policies: dict, db, rules: DomainRules, maps: EntityMaps, arm) -> None:
+    """The knowledge base, the policies and the db's notes of a mixed arm through the notation rules of tool
+    descriptions (text/notation.py): currency, argument examples, date formats and zones of the
+    arm's entities, in its text ("the amount in USD" -> "in JPY" in `ja-entities`; 「1ポイントあたり
+    1.25円」 -> 「$0.0125」 in `ja-text`)."""
+    from jtau.text.notation import Notation
+
+    notation = Notation(maps)
+    convert = notation.english_in_jtau if arm.localizes_entities else notation.japanese_in_source
+    for document in documents.values():
+        for key in rules.documents:
+            if isinstance(document.get(key), str):
+                document[key] = convert(document[key])
+    for pattern in rules.db_text:
+        for _, container, key in list(jsonpath.find(db, pattern)):
+            if isinstance(container[key], str):
+                container[key] = convert(container[key])
+    for name, text in policies.items():
+        policies[name] = convert(text)
 
 
 def _arm(name: str):

@@ -71,12 +71,20 @@ class Region(Strict):
     name: str
 
 
+class TextForm(Strict):
+    """How a place or country that free text names reads in the other language's text (jtau.arms)."""
+    ja: str | None = None  # the source's place in Japanese text (ja-text): United States -> アメリカ
+    en: str | None = None  # J-tau's place in English text (ja-entities): United States (日本) -> Japan
+
+
 class Places(Strict):
     airports: dict[str, Airport]
     cities: dict[str, City]
     states: dict[str, State]
     regions: dict[str, Region] = Field(default_factory=dict)
     city_aliases: dict[str, str] = Field(default_factory=dict)
+    # source text's country and region names (regions, countries, banking's text words) by language
+    text_forms: dict[str, TextForm] = Field(default_factory=dict)
 
 
 class Suite(Strict):
@@ -154,6 +162,7 @@ class Locale(Strict):
     locale: str
     currency: Currency
     timezones: dict[str, str] = Field(default_factory=dict)
+    timezone_names: dict[str, str] = Field(default_factory=dict)  # a zone label -> its Japanese name
     spoken_forms: dict[str, list[str]] = Field(default_factory=dict)  # value -> how an agent may say it
 
 

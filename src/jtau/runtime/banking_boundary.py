@@ -64,7 +64,7 @@ class Boundary:
         if self.arm.localizes_entities:
             self.messages = banking_messages()
         else:  # Japanese messages in the source's notation (`ja-text`: $25, MM/DD/YYYY, EST)
-            from jtau.runtime.notation import Notation
+            from jtau.text.notation import Notation
 
             self.messages = table_in("banking_knowledge_messages", Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate

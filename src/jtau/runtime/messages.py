@@ -125,7 +125,7 @@ def table(name: str) -> MessageTable:
 
 def table_in(name: str, japanese: Callable[[str], str]) -> MessageTable:
     """The table `runtime/<name>.ja.yaml` with each Japanese text passed through `japanese` (an
-    arm's notation: runtime/notation.py)."""
+    arm's notation: text/notation.py)."""
     data = _data(name)
     for part in ("messages", "field_values"):
         data[part] = {english: japanese(text) if isinstance(text, str) else text

@@ -67,8 +67,8 @@ def descriptions(domain: str) -> dict:
 def arm_descriptions(domain: str, arm, maps) -> tuple[dict, object]:
     """(the descriptions table, a function of tau2's English docstrings or None) of an arm
     (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
-    English in J-tau's notation (`ja-entities`: runtime/notation.py); tau2's own (`en`)."""
-    from jtau.runtime.notation import Notation
+    English in J-tau's notation (`ja-entities`: text/notation.py); tau2's own (`en`)."""
+    from jtau.text.notation import Notation
 
     if arm.japanese_text:
         texts = descriptions(domain)

@@ -28,6 +28,7 @@ BANK_KINDS = {"BANK_PERSON": "bank_person", "BANK_ADDRESS": "bank_address", "BAN
 # text entities that are words of the text's language, not facts of a locale (jtau.arms)
 LANGUAGE_ENTITIES = frozenset({"TERM", "DATE", "BANK_PRODUCT"})
 # the kinds `Renderer.entity` converts; any other placeholder is a frozen token, kept as written
+TEXT_FORM_KINDS = frozenset({"REGION", "COUNTRY", "BANK_WORD"})  # named by places.yaml's text_forms
 ENTITY_KINDS = frozenset({"PERSON", "GIVEN_NAME", "FAMILY_NAME", "USER_ID", "EMAIL", "AIRPORT", "CITY",
                           "PREFECTURE", "REGION", "ZIP", "STREET", "PHONE", "COUNTRY", "STREET_ADDRESS", "SUITE",
                           "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", *BANK_KINDS})
@@ -109,6 +110,12 @@ class Renderer:
             if not arm.localizes_entities:
                 return self.dollars(entity.surface) if arm.japanese_text else entity.surface
             return None if arm.japanese_text else self.money(entity.surface, "en")
+        form = self.maps.places.text_forms.get(entity.value[0]) if kind in TEXT_FORM_KINDS else None
+        if form is not None:  # a country in the text's language: アメリカ in Japanese, Japan in English
+            written = form.ja if arm.japanese_text and not arm.localizes_entities else \
+                form.en if arm.localizes_entities and not arm.japanese_text else None
+            if written is not None:
+                return written
         if not arm.localizes_entities:
             return entity.surface
         if kind == "AIRPORT" and not arm.japanese_text:  # `KIX`, `KMI (宮崎)`: as the source names airports
@@ -155,10 +162,19 @@ class Renderer:
         match = MONTH_DAY.match(surface)
         return f"{MONTHS.index(match[1]) + 1}月{int(match[2])}日"
 
+    def drops_article(self, target: str, start: int, last: int, entity: Entity, value: str) -> bool:
+        """Whether the "the " before a placeholder goes: English text names a country of the other
+        locale by its own name ("at home in the United States" -> "at home in Japan")."""
+        return (self.arm.name != JTAU_ARM and not self.arm.japanese_text and entity.kind in TEXT_FORM_KINDS
+                and value != entity.surface and not value.startswith("the ") and start - 4 >= last
+                and target[start - 4:start] == "the ")
+
     def render(self, target: str, template: Template) -> str:
         """Replace each placeholder of `target` (a translation of `template`, or the
         template itself) with its entity's text."""
         values = {name: self.entity(entity) for name, entity in template.entities}
+        if self.arm.japanese_text and not self.arm.localizes_entities and target is not template.text:
+            target = us_order(target, template.text)
         out, last, previous = [], 0, ""
         for match in PLACEHOLDER.finditer(target):
             name = match[1]
@@ -170,10 +186,33 @@ class Renderer:
             if self.arm.name != JTAU_ARM and match.start() == last and last and _latin(previous[-1:]) \
                     and _latin(value[:1]):
                 value = " " + value
-            out += [target[last:match.start()], value]
+            cut = 4 if self.drops_article(target, match.start(), last, dict(template.entities)[name], value) else 0
+            out += [target[last:match.start() - cut], value]
             last, previous = match.end(), value
         out.append(target[last:])
         return "".join(out)
+
+
+ADDRESS_PART = r"\{(?:ZIP|PREFECTURE|CITY|STREET_ADDRESS|STREET|SUITE)_\d+\}"
+JAPANESE_ADDRESS = re.compile(rf"〒?\s?(?:{ADDRESS_PART}[ 　、,]*){{2,}}(?<![ 　、,])")
+
+
+def us_order(target: str, english: str) -> str:
+    """A US address in Japanese text as the source writes it: its parts in the English template's
+    order, with its commas, no 〒 (「〒{ZIP_1} {PREFECTURE_1}{CITY_1}{STREET_ADDRESS_1}」 ->
+    「{STREET_ADDRESS_1}, {CITY_1}, {PREFECTURE_1} {ZIP_1}」: the address1/address2 boundary the
+    tools compare stays visible)."""
+    def reorder(match: re.Match) -> str:
+        parts = PLACEHOLDER.findall(match[0])
+        spans = [english.find("{" + part + "}") for part in parts]
+        if -1 in spans:
+            return match[0]
+        start = min(spans)
+        end = max(span + len(part) + 2 for span, part in zip(spans, parts))
+        run = english[start:end]
+        return run if sorted(PLACEHOLDER.findall(run)) == sorted(parts) else match[0]
+
+    return JAPANESE_ADDRESS.sub(reorder, target)
 
 
 def _latin(char: str) -> bool:

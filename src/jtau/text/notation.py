@@ -45,6 +45,7 @@ class Notation:
         self.countries_back = {j: s for s, j in self.countries.items()}
         self.zones = {label: zone for label, zone in maps.locale.timezones.items() if label.isupper()}
         self.zones_back = {zone: label for label, zone in self.zones.items()}
+        self.zone_names = maps.locale.timezone_names
 
     # --- English text, J-tau's entities ---------------------------------------------------------
 
@@ -94,6 +95,9 @@ class Notation:
         if self.zones_back:
             text = re.sub(r"(?<![A-Za-z])(" + "|".join(self.zones_back) + r")(?![A-Za-z])",
                           lambda m: self.zones_back[m[1]], text)
+        for label, zone in self.zones.items():  # 日本時間 -> 米国東部時間
+            if label in self.zone_names and zone in self.zone_names:
+                text = text.replace(self.zone_names[zone], self.zone_names[label])
         text = re.sub(r"'([A-Z]{3})'", lambda m: f"'{self.airports_back.get(m[1], m[1])}'", text)
         return re.sub(r"'([^'\n]+)'", lambda m: f"'{self.countries_back.get(m[1], m[1])}'", text)
 

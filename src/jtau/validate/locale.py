@@ -1,0 +1,129 @@
+"""One locale per arm: no text an arm shows (tasks, policy, knowledge base, db notes) names a
+currency, date format, zone, place or merchant of the other locale, or a country in the other
+language's script.
+
+An arm's entities are the source's (dollars, MM/DD/YYYY, EST, US places and merchants) or J-tau's
+(yen, YYYY/MM/DD, JST, Japanese places and merchants: jtau.arms); its text is English or Japanese.
+`LocaleCheck(maps, arm).findings(text)` reads one text; `check_texts` every text of a domain
+folder, each finding named by file and JSON path with the words at fault.  What it cannot see:
+a fact of the right locale that contradicts the db (a hometown that is not the address's
+prefecture, an amount that is not the db's price) reads as well-formed text here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from jtau import jsonpath
+from jtau.arms import Arm
+from jtau.jsonpath import format_path
+from jtau.maps.model import EntityMaps
+from jtau.text.recognize import trie_regex
+
+MAX_FINDINGS = 200  # per arm and domain, in the report (the count is exact)
+US_STATE_CODES = ("AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM "
+                  "NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC").split()
+
+
+@dataclass(frozen=True)
+class LocaleFinding:
+    where: str     # file: JSON path
+    kind: str      # currency, date, zone, country, place, merchant, address
+    words: str     # what the text says
+    text: str      # the text around it
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.kind} of the other locale or language: {self.words!r} in {self.text!r}"
+
+
+def _words(values, name_only: bool = False) -> re.Pattern | None:
+    """A regex of `values` as whole words; `name_only`: not where a lowercase word follows (a verb:
+    "Target a specific level")."""
+    values = sorted({v for v in values if v and len(v) >= 2}, key=len, reverse=True)
+    if not values:
+        return None
+    after = r"(?![A-Za-z0-9_]| [a-z])" if name_only else r"(?![A-Za-z0-9_])"
+    return re.compile(rf"(?<![A-Za-z0-9_])(?:{trie_regex(values)}){after}")
+
+
+class LocaleCheck:
+    """The patterns of the other locale and the other language for one arm (jtau.arms)."""
+
+    def __init__(self, maps: EntityMaps, arm: Arm):
+        self.arm = arm
+        places, banking = maps.places, maps.banking
+        suffix = maps.locale.currency.suffix
+        patterns: dict[str, list[str]] = {}
+        if arm.localizes_entities:  # J-tau's entities: nothing of the source's locale
+            patterns["currency"] = [r"\$\s?\d", r"\b(?:[Dd]ollars?|[Bb]ucks|USD)\b", r"\d\s?(?:grand|k)\b", r"\dドル",
+                                    r"米ドル"]
+            patterns["date"] = [r"(?<![\d/])\d{1,2}/\d{1,2}/\d{4}(?![\d/])", r"MM/DD/YYYY"]
+            patterns["zone"] = [r"(?<![A-Za-z])(?:EST|EDT|CST|CDT|PST|PDT|MST|ET)(?![A-Za-z])", r"Eastern Time"]
+            patterns["place"] = [rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{'|'.join(US_STATE_CODES)})\b"]
+            # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
+            # an English word, "Target", only where it reads as a name)
+            self.others = {"place": _words([*places.cities, *(n for s in places.states.values() for n in s.text
+                                                             if len(n) > 2)]),
+                           "merchant": _words([m for m in banking.merchants if m != banking.merchants[m]],
+                                              name_only=not arm.japanese_text)}
+        else:  # the source's entities: nothing of J-tau's locale
+            patterns["currency"] = [rf"\d{re.escape(suffix)}", r"[¥￥]\s?\d"]  # (yen as a foreign currency is no fault)
+            patterns["date"] = [r"(?<![\d/])\d{4}/\d{1,2}/\d{1,2}(?![\d/])", r"YYYY/MM/DD"]
+            patterns["zone"] = [r"(?<![A-Za-z])JST(?![A-Za-z])", r"日本時間"]
+            patterns["address"] = [r"〒\s?\d{5}(?!\d)"]  # a US zip written as a Japanese postal code
+            jtau_places = [s.prefecture for s in places.states.values()]
+            jtau_places += [name for c in places.cities.values() for name in (c.name, c.address_city) if name]
+            self.others = {"place": _words([p for p in jtau_places if p and not p.isascii()]),
+                           "merchant": _words([j for m, j in banking.merchants.items() if j != m and not j.isascii()])}
+        if arm.japanese_text:  # a country in Japanese text is written in Japanese
+            patterns["country"] = [r"(?<![A-Za-z])(?:United States|U\.S\.A?\.?|USA|America|Japan)(?![A-Za-z])"]
+        else:
+            patterns["country"] = [r"日本|アメリカ|米国"]
+        self.patterns = {kind: re.compile("|".join(f"(?:{p})" for p in ps)) for kind, ps in patterns.items()}
+
+    def findings(self, text: str) -> list[tuple[str, re.Match]]:
+        """(kind, match) of every word of the other locale or language in `text`."""
+        out = []
+        for kind, pattern in self.patterns.items():
+            out += [(kind, m) for m in pattern.finditer(text)]
+        for kind, pattern in self.others.items():
+            if pattern is not None:
+                out += [(kind, m) for m in pattern.finditer(text)]
+        return out
+
+
+def texts(folder_domain, rules) -> list[tuple[str, tuple, str]]:
+    """(file, JSON path, text) of every text a domain folder shows the agent or the customer:
+    its tasks' text fields, policies, documents and db notes."""
+    out = []
+    patterns = [p for p, kind in rules.tasks.text.items() if kind not in rules.source_language]
+    for index, task in enumerate(folder_domain.tasks):
+        for pattern in patterns:
+            for path, container, key in jsonpath.find(task, pattern):
+                if isinstance(container[key], str):
+                    out.append((rules.files.tasks, (index, *path), container[key]))
+    for name, text in folder_domain.policies.items():
+        out.append((name, (), text))
+    for name, document in folder_domain.documents.items():
+        for field in rules.documents or ("content",):
+            value = document.get(field) if isinstance(document, dict) else None
+            if isinstance(value, str):
+                out.append((name, (field,), value))
+    for pattern in rules.db_text:
+        for path, container, key in jsonpath.find(folder_domain.db, pattern):
+            if isinstance(container[key], str):
+                out.append((rules.files.db_label, path, container[key]))
+    return out
+
+
+def check_texts(folder_domain, rules, maps: EntityMaps, arm: Arm) -> tuple[list[LocaleFinding], int]:
+    """Every word of the other locale or language in the arm's texts, and how many characters were read."""
+    check, found, read = LocaleCheck(maps, arm), [], 0
+    for name, path, text in texts(folder_domain, rules):
+        read += len(text)
+        for kind, match in check.findings(text):
+            around = text[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")
+            where = f"{name}: {format_path(path)}" if path else name
+            found.append(LocaleFinding(where, kind, match[0], around))
+    return found, read
