@@ -110,7 +110,8 @@ def test_the_catalog_follows_the_text_and_money_the_entities(folders):
     known = {arm: json.loads((folders[("retail", arm)] / "tasks.json").read_text())[23]["user_scenario"]
              ["instructions"]["known_info"] for arm in ARMS}
     assert known["ja-entities"].startswith("You are 林 早紀, and you live in 熊本市中央区, 熊本県, 862-0950.")
-    assert known["ja-text"].startswith("あなたはSofia Hernandezで、WA Seattle（郵便番号98193）")  # kept apart
+    # a US address in Japanese text in the source's order, with its comma
+    assert known["ja-text"].startswith("あなたはSofia Hernandezで、Seattle, WA（郵便番号98193）に住んでいます。")
 
 
 def test_telecom_bills_frame_in_the_text_language_around_the_arms_values(folders):

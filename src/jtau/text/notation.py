@@ -4,8 +4,8 @@ follow the arm's entities while the words follow its text.
 
 - `english_in_jtau(text)`: tau2's English docstrings for an arm with English text and J-tau's
   entities (`ja-entities`): `$500` -> `¥50,000`, "in dollars" -> "in yen", "e.g., 25.00 for a $25
-  credit" -> "e.g., 2500 for a ¥2,500 credit", MM/DD/YYYY -> YYYY/MM/DD, EST -> JST, 'JFK' -> 'KIX',
-  'USA' -> '日本';
+  credit" -> "e.g., 2500 for a ¥2,500 credit", "1 point per dollar" -> "per ¥100", MM/DD/YYYY ->
+  YYYY/MM/DD, EST -> JST, 'JFK' -> 'KIX', 'USA' -> '日本';
 - `japanese_in_source(text)`: J-tau's Japanese descriptions (`runtime/*_tools.ja.yaml`) for an arm
   with Japanese text and the source's entities (`ja-text`): the same facts the other way
   (（円） -> （ドル）, 50,000円 -> $500, 100円単位 -> 1ドル単位, 「2,500円のクレジットなら 2500」 ->
@@ -60,6 +60,7 @@ class Notation:
             line = re.sub(rf"\$({FIGURE})", lambda m: self._yen(m[1]), line)
             if money:  # an example figure of an amount in dollars: "(e.g., 127.43)"
                 line = re.sub(rf"(e\.g\.,? )({FIGURE})(?=\))", lambda m: m[1] + _plain(_decimal(m[2]) * self.rate), line)
+            line = self.per_dollar(line)
             line = re.sub(r"\bdollar amount\b", "yen amount", line)
             line = re.sub(r"\bin (?:dollars|USD)\b", "in yen", line)
             line = re.sub(r"\bUSD\b", "JPY", line)
@@ -69,6 +70,18 @@ class Notation:
         text = re.sub(r"\b(" + "|".join(self.zones) + r")\b", lambda m: self.zones[m[1]], text) if self.zones else text
         text = re.sub(r"'([A-Z]{3})'", lambda m: f"'{self.airports.get(m[1], m[1])}'", text)
         return re.sub(r"'([A-Za-z ]+)'", lambda m: f"'{self.countries.get(m[1], m[1])}'", text)
+
+    def per_dollar(self, line: str) -> str:
+        """Rates and sums in words: "1 point per dollar" -> "per ¥100", "every thousand dollars" ->
+        "every ¥100,000", "the U.S. dollar equivalent" -> "the yen equivalent"."""
+        unit = self._yen("1")
+        for words, figure in (("ten thousand dollars", "10000"), ("thousand dollars", "1000")):
+            line = line.replace(words, self._yen(figure))
+        line = re.sub(r"\b(per|each|every|for every|for each)(-| )dollar\b", rf"\1\2{unit}", line)
+        line = re.sub(r"\bper-dollar\b", f"per-{unit}", line)
+        line = re.sub(r"\b(?:in )?U\.S\. dollars\b", lambda m: "in yen" if m[0].startswith("in ") else "yen", line)
+        line = re.sub(r"\bU\.S\. dollar (equivalent|value)\b", r"yen \1", line)
+        return re.sub(r"\b(every|eligible|minimum) dollar\b", r"\1 yen", line)
 
     def _yen(self, figure: str) -> str:
         amount = _decimal(figure) * self.rate

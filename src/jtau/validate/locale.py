@@ -72,7 +72,7 @@ class LocaleCheck:
             patterns["date"] = [r"(?<![\d/])\d{4}/\d{1,2}/\d{1,2}(?![\d/])", r"YYYY/MM/DD"]
             patterns["zone"] = [r"(?<![A-Za-z])JST(?![A-Za-z])", r"日本時間"]
             patterns["address"] = [r"〒\s?\d{5}(?!\d)"]  # a US zip written as a Japanese postal code
-            jtau_places = [s.prefecture for s in places.states.values()]
+            jtau_places = [s.prefecture for s in places.states.values()] + list(maps.locale.prefectures)
             jtau_places += [name for c in places.cities.values() for name in (c.name, c.address_city) if name]
             self.others = {"place": _words([p for p in jtau_places if p and not p.isascii()]),
                            "merchant": _words([j for m, j in banking.merchants.items() if j != m and not j.isascii()])}
