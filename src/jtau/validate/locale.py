@@ -80,17 +80,16 @@ class LocaleCheck:
             patterns["country"] = [r"(?<![A-Za-z])(?:United States|U\.S\.A?\.?|USA|America|Japan)(?![A-Za-z])"]
         else:
             patterns["country"] = [r"日本|アメリカ|米国"]
-        self.patterns = {kind: re.compile("|".join(f"(?:{p})" for p in ps)) for kind, ps in patterns.items()}
+        for kind, pattern in self.others.items():
+            if pattern is not None:
+                patterns.setdefault(kind, []).append(pattern.pattern)
+        # one pass a text: every kind a named group of one alternation
+        self.regex = re.compile("|".join(f"(?P<{kind}>{'|'.join(f'(?:{p})' for p in ps)})"
+                                         for kind, ps in patterns.items()))
 
     def findings(self, text: str) -> list[tuple[str, re.Match]]:
         """(kind, match) of every word of the other locale or language in `text`."""
-        out = []
-        for kind, pattern in self.patterns.items():
-            out += [(kind, m) for m in pattern.finditer(text)]
-        for kind, pattern in self.others.items():
-            if pattern is not None:
-                out += [(kind, m) for m in pattern.finditer(text)]
-        return out
+        return [(match.lastgroup, match) for match in self.regex.finditer(text)]
 
 
 def texts(folder_domain, rules) -> list[tuple[str, tuple, str]]:

@@ -109,9 +109,28 @@ class Side:
     def mask(self, text: str, extra=()) -> str:
         """`text` with this side's entities (and `extra`: the call's own values) set aside, each
         where it is a whole value (the zip 20086 is not set aside inside the id 6200867091)."""
-        if extra and (regex := whole({v for v in extra if isinstance(v, str) and maskable(v)})) is not None:
-            text = regex.sub(MASK, text)
+        for value in sorted({v for v in extra if isinstance(v, str) and maskable(v)}, key=len, reverse=True):
+            text = replace_whole(text, value)
         return self.regex.sub(MASK, text) if self.regex is not None else text
+
+
+def replace_whole(text: str, value: str) -> str:
+    """`text` with each whole occurrence of `value` set aside (as `whole` matches it: no regex to
+    compile for a call's few values)."""
+    out, start = [], 0
+    while (found := text.find(value, start)) >= 0:
+        end = found + len(value)
+        before, after = text[found - 1:found], text[end:end + 2]
+        if (before and (before.isascii() and (before.isalnum() or before in "_."))) or \
+                (after[:1].isascii() and (after[:1].isalnum() or after[:1] == "_")) or \
+                (after[:1] in ".," and after[1:2].isdigit()):
+            out.append(text[start:found + 1])
+            start = found + 1
+            continue
+        out += [text[start:found], MASK]
+        start = end
+    out.append(text[start:])
+    return "".join(out)
 
 
 def whole(values) -> re.Pattern | None:
