@@ -62,6 +62,7 @@ def arm_tasks(arms_cache):
     return lambda domain, arm: json.loads((arm_folder(domain, arm, ROOT) / "tasks.json").read_text())
 
 
+@pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_a_country_reads_in_the_texts_language(arm_tasks):
     ticket = {arm: arm_tasks("telecom", arm)[3]["ticket"] for arm in ("ja-entities", "ja-text", "ja")}
     assert "current location: at home in Japan." in ticket["ja-entities"]
@@ -71,12 +72,14 @@ def test_a_country_reads_in_the_texts_language(arm_tasks):
     assert known.startswith("あなたはdaiki_johnson_9523です。アメリカのDenverに住んでいて")
 
 
+@pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_a_us_address_in_japanese_text_keeps_the_sources_order(arm_tasks):
     known = arm_tasks("retail", "ja-text")[41]["user_scenario"]["instructions"]["known_info"]
     assert "住所は「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」です。" in known
     assert "〒" not in json.dumps(arm_tasks("retail", "ja-text"), ensure_ascii=False)
 
 
+@pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_the_mixed_arms_policy_names_its_own_clock(arms_cache):
     from jtau.arm_folders import arm_folder
 
@@ -84,6 +87,7 @@ def test_the_mixed_arms_policy_names_its_own_clock(arms_cache):
     assert "15:00:00 EST" in policy and "米国東部時間" in policy and "日本時間" not in policy
 
 
+@pytest.mark.xdist_group("arms")
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
 def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
     """J-tau has no word of the other locale (an error of validate); the arms built here have
@@ -101,6 +105,7 @@ def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
         assert left == [], (arm, left[:3])
 
 
+@pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_banking_knowledge_base_reads_in_each_arms_notation(arms_cache):
     from conftest import banking_here
 
