@@ -74,6 +74,9 @@ def test_a_country_reads_in_the_texts_language(arm_tasks):
 
 @pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_a_us_address_in_japanese_text_keeps_the_sources_order(arm_tasks):
+    from jtau.text.render import us_order
+
+    assert us_order("{PREFECTURE_1}{CITY_1}市在住", "You live in {CITY_1}, {PREFECTURE_1}.") == "{CITY_1}, {PREFECTURE_1}在住"
     known = arm_tasks("retail", "ja-text")[41]["user_scenario"]["instructions"]["known_info"]
     assert "住所は「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」です。" in known
     assert "〒" not in json.dumps(arm_tasks("retail", "ja-text"), ensure_ascii=False)

@@ -194,7 +194,8 @@ class Renderer:
 
 
 ADDRESS_PART = r"\{(?:ZIP|PREFECTURE|CITY|STREET_ADDRESS|STREET|SUITE)_\d+\}"
-JAPANESE_ADDRESS = re.compile(rf"〒?\s?(?:{ADDRESS_PART}[ 　、,]*){{2,}}(?<![ 　、,])")
+# a Japanese address of two parts or more, and the 市 a template may add after a city ({CITY_1}市在住)
+JAPANESE_ADDRESS = re.compile(rf"〒?\s?(?:{ADDRESS_PART}[ 　、,]*){{2,}}(?<![ 　、,])[市区町村]?")
 
 
 def us_order(target: str, english: str) -> str:
@@ -203,7 +204,7 @@ def us_order(target: str, english: str) -> str:
     「{STREET_ADDRESS_1}, {CITY_1}, {PREFECTURE_1} {ZIP_1}」: the address1/address2 boundary the
     tools compare stays visible)."""
     def reorder(match: re.Match) -> str:
-        parts = PLACEHOLDER.findall(match[0])
+        parts = PLACEHOLDER.findall(match[0])  # (a 市 after it goes with the Japanese order)
         spans = [english.find("{" + part + "}") for part in parts]
         if -1 in spans:
             return match[0]
