@@ -164,6 +164,7 @@ class Locale(Strict):
     timezones: dict[str, str] = Field(default_factory=dict)
     timezone_names: dict[str, str] = Field(default_factory=dict)  # a zone label -> its Japanese name
     prefectures: list[str] = Field(default_factory=list)  # the locale's places no source text names
+    source_states: list[str] = Field(default_factory=list)  # the source's state codes (en-US), mapped or not
     spoken_forms: dict[str, list[str]] = Field(default_factory=dict)  # value -> how an agent may say it
 
 

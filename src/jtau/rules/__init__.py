@@ -23,6 +23,10 @@ from jtau.swap.formats import Format
 from jtau.yamlfile import load_yaml
 
 
+# the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
+MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})
+
+
 class DomainFiles(BaseModel):
     """The files of a domain.  A domain with several db files (telecom: db.toml and
     user_db.toml) is localized as one object keyed by file stem (`db`, `user_db`), so its

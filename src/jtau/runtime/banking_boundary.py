@@ -26,7 +26,7 @@ from decimal import Decimal
 from jtau import jsonpath
 from jtau.arms import Arm
 from jtau.maps import EntityMaps
-from jtau.rules import DomainRules
+from jtau.rules import MONEY_KINDS, DomainRules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.runtime.messages import render, table, table_in
@@ -47,7 +47,6 @@ DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
 # `key: value` in a record the tool printed; an amount keeps its thousands separators ($1,389.98)
 FIELD_IN_TEXT = re.compile(r'(?P<head>(?P<q>"?)(?P<key>[a-z_]+)(?P=q):[ \t]*)'
                            r'(?P<value>"(?:[^"\\]|\\.)*"|-?\$?-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,])|[^\s,}\]\n]+)')
-MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})
 MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
 

@@ -179,12 +179,10 @@ class JaEnvironment(JapaneseJson, Environment):
     """tau2's Environment, with tool results in readable Japanese."""
 
 
-def environment_class(base: type, arm, maps=None) -> type:
+def environment_class(base: type, arm, maps) -> type:
     """`base` (JaEnvironment, JaTelecomEnvironment ...) for an arm (jtau.arms): tau2's English
     messages where its text is English; Japanese ones, amounts written as the arm writes money."""
-    attrs = {"japanese_text": arm.japanese_text}
-    if maps is not None:
-        attrs["money"] = staticmethod(arm_money(arm, maps))
+    attrs = {"japanese_text": arm.japanese_text, "money": staticmethod(arm_money(arm, maps))}
     return type(f"{arm.name.title().replace('-', '')}{base.__name__}", (base,), attrs)
 
 

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from jtau import jsonpath
 from jtau.arms import LANGUAGE_KINDS, Arm
-from jtau.rules import DomainRules
+from jtau.rules import MONEY_KINDS, DomainRules
 from jtau.validate.tool_output import Finding, Reader, Side
 
-MONEY_KINDS = ("money", "money_dollars", "money_decimal")
 NOT_ENTITIES = (*MONEY_KINDS, "date_mdy", "clock_est", "text", "money_expression")
 EXCERPT = 600  # characters of each answer a finding carries
 
@@ -25,14 +24,15 @@ EXCERPT = 600  # characters of each answer a finding carries
 @dataclass(frozen=True)
 class Reading:
     """One finding on one call: where, what, and both answers (excerpts)."""
-    action: int
-    tool: str
+    action: int      # the golden call's index, or the read call's
+    tool: str        # the tool (a read call: with its arguments)
     finding: Finding
     source: str
     arm: str
+    read: bool = False  # a read call over a record of the initial db, not a golden call
 
     def __str__(self) -> str:
-        where = self.tool if "(" in self.tool else f"action {self.action} {self.tool}"
+        where = self.tool if self.read else f"action {self.action} {self.tool}"
         return f"{where}: tool output {self.finding}"
 
     def as_json(self) -> dict:
@@ -203,9 +203,9 @@ def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, ar
         if s_answer.error != a_answer.error:
             out.append(Reading(index, shown, Finding("outcome", f"{'an error' if a_answer.error else 'no error'} on the "
                                                                  "arm, the other on the source"),
-                               s_answer.content or "", a_answer.content or ""))
+                               s_answer.content or "", a_answer.content or "", read=True))
             continue
         for finding in reader.compare(s_answer.content, a_answer.content, tool in amounts,
                                       call_values(s_args), call_values(a_args)):
-            out.append(Reading(index, shown, finding, s_answer.content or "", a_answer.content or ""))
+            out.append(Reading(index, shown, finding, s_answer.content or "", a_answer.content or "", read=True))
     return len(calls), out

@@ -22,8 +22,6 @@ from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
 
 MAX_FINDINGS = 200  # per arm and domain, in the report (the count is exact)
-US_STATE_CODES = ("AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM "
-                  "NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC").split()
 
 
 @dataclass(frozen=True)
@@ -60,7 +58,8 @@ class LocaleCheck:
                                     r"米ドル"]
             patterns["date"] = [r"(?<![\d/])\d{1,2}/\d{1,2}/\d{4}(?![\d/])", r"MM/DD/YYYY"]
             patterns["zone"] = [r"(?<![A-Za-z])(?:EST|EDT|CST|CDT|PST|PDT|MST|ET)(?![A-Za-z])", r"Eastern Time"]
-            patterns["place"] = [rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{'|'.join(US_STATE_CODES)})\b"]
+            states = "|".join(maps.locale.source_states)
+            patterns["place"] = [rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{states})\b"] if states else []
             # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
             # an English word, "Target", only where it reads as a name)
             self.others = {"place": _words([*places.cities, *(n for s in places.states.values() for n in s.text
@@ -85,7 +84,7 @@ class LocaleCheck:
                 patterns.setdefault(kind, []).append(pattern.pattern)
         # one pass a text: every kind a named group of one alternation
         self.regex = re.compile("|".join(f"(?P<{kind}>{'|'.join(f'(?:{p})' for p in ps)})"
-                                         for kind, ps in patterns.items()))
+                                         for kind, ps in patterns.items() if ps))
 
     def findings(self, text: str) -> list[tuple[str, re.Match]]:
         """(kind, match) of every word of the other locale or language in `text`."""

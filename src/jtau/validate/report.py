@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.domain import LocalizedDomain
 from jtau.maps.model import EntityMaps
-from jtau.rules import DomainRules, identities
+from jtau.rules import MONEY_KINDS, DomainRules, identities
 from jtau.source import SourceDomain
 from jtau.glossary import EMPTY, Glossary
 from jtau.validate import integrity, language, leaks, money
@@ -34,8 +34,6 @@ class Report:
             self.stats[name] = stat
 
 
-# the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
-MONEY_KINDS = ("money", "money_dollars", "money_decimal")
 
 
 def _patterns(table: dict[str, str], *kinds: str) -> list[str]:
