@@ -249,7 +249,7 @@ def test_the_phones_screen_reads_in_japanese_and_keeps_what_the_tasks_quote():
     screen = ("Data Roaming is now ON.\nStatus Bar: 📶⁴ Excellent | 5G | 📱 Data Enabled | 📡 Connected to HomeNet "
               "| 🔋 80%")
     assert render(table("tool_results"), screen) == \
-        "データローミングをONにしました。\nステータスバー: 📶⁴ Excellent | 5G | 📱 データ通信オン | 📡 HomeNetに接続中 | 🔋 80%"
+        "データローミングをONにしました。\nステータスバー: 📶⁴ Excellent | 5G | 📱 モバイルデータ有効 | 📡 HomeNetに接続済み | 🔋 80%"
     one_line = "Preferred Network Mode set to: 4g_5g_preferred\nStatus Bar: 📵 No Signal | 🔋 80%"
     assert render(table("tool_results"), one_line).splitlines()[0] == "優先するネットワークモードを 4g_5g_preferred に設定しました。"
 
@@ -322,3 +322,20 @@ def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
     [reading] = checks[0].readings
     assert reading.tool == "get_product_details(product_id='8940227892')" and reading.finding.kind == "money"
     assert not checks[0].ok and str(reading).startswith("get_product_details(product_id='8940227892'): tool output money")
+
+
+def test_every_screen_j_taus_manual_quotes_is_one_the_phone_shows():
+    """The manual tells the agent what the phone shows (「✈️ 機内モード」, 「データセーバーはONです」): each
+    Japanese quote of it is a text of the phone's table, as the customer reads it."""
+    from jtau.runtime.messages import _data
+
+    table = _data("tool_results")
+    texts = [*table["messages"].values(), *table["field_values"].values()]
+    # as the phone shows them: a state ON or OFF, the network's name kept as the manual writes it
+    shown = [re.sub(r"\{(?!ssid\})\w+\}", state, text) for text in texts for state in ("ON", "OFF")]
+    manual = (ROOT / "data" / "domains" / "telecom" / "tech_support_manual.md").read_text()
+    # 「...」と表示, and the status bar's indicators (「✈️ 機内モード」)
+    quotes = re.findall(r"「([^「」`\n]+)」と表示", manual) + re.findall(r"「([^\w「」\s`][^「」\n]*)」", manual)
+    quotes = [q.replace("[SSID]", "{ssid}") for q in quotes if JAPANESE.search(q)]
+    assert len(quotes) >= 8
+    assert [q for q in quotes if not any(q in text for text in shown)] == []
