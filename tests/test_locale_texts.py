@@ -91,10 +91,15 @@ def test_the_mixed_arms_policy_names_its_own_clock(arms_cache):
 
 
 @pytest.mark.xdist_group("arms")
-@pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "banking_knowledge"])
 def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
-    """J-tau has no word of the other locale (an error of validate); the arms built here have
-    none either, but retail ja-text's task 90, whose memory writes a price as text."""
+    """No arm has a word of the other locale in any text it shows (an error of validate in every
+    arm): retail task 90's price threshold and banking's hometowns, merchants and money words,
+    which the memory wrote as text, are placeholders now."""
+    from conftest import banking_here
+
+    if domain == "banking_knowledge" and not banking_here():
+        pytest.skip("banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
     from jtau.arm_folders import arm_folder
     from jtau.domain import LocalizedDomain
     from jtau.rules import load_rules
@@ -104,8 +109,19 @@ def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
     for arm in ARMS:
         found, read = check_texts(LocalizedDomain.read(arm_folder(domain, arm, ROOT), rules), rules, MAPS, ARMS[arm])
         assert read > 20_000
-        left = [str(f) for f in found if not (domain, arm) == ("retail", "ja-text") or "[90]" not in f.where]
-        assert left == [], (arm, left[:3])
+        assert [str(f) for f in found] == [], arm
+
+
+@pytest.mark.xdist_group("arms")
+def test_a_price_the_task_says_as_a_bare_number_is_the_arms_money(arm_tasks):
+    """Retail task 90's "more than 3000" (rules `money_in_words`): the db's dollars where the
+    entities are the source's, x100 yen where they are J-tau's, in the text's notation."""
+    reason = {arm: arm_tasks("retail", arm)[90]["user_scenario"]["instructions"]["reason_for_call"]
+              for arm in ("en", "ja-entities", "ja-text", "ja")}
+    assert "the price is more than 3000, cancel" in reason["en"]
+    assert "the price is more than ¥300,000, cancel" in reason["ja-entities"]
+    assert "価格が$3,000を超える場合" in reason["ja-text"]
+    assert "価格が300,000円を超える場合" in reason["ja"]
 
 
 @pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
@@ -123,10 +139,31 @@ def test_banking_knowledge_base_reads_in_each_arms_notation(arms_cache):
     for arm in ARMS:
         found, _ = check_texts(LocalizedDomain.read(arm_folder("banking_knowledge", arm, ROOT), rules), rules, MAPS,
                                ARMS[arm])
-        outside_tasks = [str(f) for f in found if not f.where.startswith("tasks.json")
-                         and (arm, f.words) not in MEMORY_AS_TEXT]
-        assert outside_tasks == [], (arm, outside_tasks[:3])
+        assert [str(f) for f in found] == [], arm
 
 
-# J-tau merchants the memory writes as text in two documents' examples (a ja-text arm shows them)
-MEMORY_AS_TEXT = {("ja-text", "三菱UFJ銀行"), ("ja-text", "西友")}
+@pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
+def test_banking_words_the_memory_wrote_as_text_read_in_each_arms_locale(arm_tasks):
+    """A hometown, a merchant as the customer names it, an amount in words and the currency in an
+    idiom are placeholders: each arm renders them in its entities and its text's language."""
+    from conftest import banking_here
+
+    if not banking_here():
+        pytest.skip("banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
+    said = {arm: [task["user_scenario"]["instructions"] for task in arm_tasks("banking_knowledge", arm)]
+            for arm in ARMS}
+    expected = {  # task -> arm -> what it says
+        37: {"en": "from Portland, OR", "ja-entities": "from 長崎県長崎市", "ja-text": "Portland, OR在住",
+             "ja": "長崎県長崎市在住"},
+        39: {"en": "offer me twenty bucks?", "ja-entities": "offer me ¥2,000?", "ja-text": "$20ぽっち",
+             "ja": "2,000円ぽっち"},
+        57: {"en": "Every dollar counts.", "ja-entities": "Every yen counts.", "ja-text": "1ドルだって無駄に",
+             "ja": "1円だって無駄に"},
+        49: {"en": "five to six grand, maybe seven max", "ja-entities": "¥500,000-600,000, maybe ¥700,000 max",
+             "ja-text": "$5,000-6,000、多くても$7,000", "ja": "500,000〜600,000円、多くても700,000円"},
+        35: {"en": "PECO confirmed the billing error", "ja-entities": "中国電力 confirmed the billing error",
+             "ja-text": "PECOも請求の誤りを認めています", "ja": "中国電力も請求の誤りを認めています"},
+    }
+    for task, by_arm in expected.items():
+        for arm, words in by_arm.items():
+            assert words in said[arm][task], (task, arm)

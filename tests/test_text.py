@@ -83,3 +83,36 @@ def test_a_not_money_rule_that_is_no_regex_is_refused():
 
     with pytest.raises(ValidationError, match="not a regular expression"):
         NotMoney(before="score (")
+
+
+@pytest.mark.parametrize("arm,said", [
+    ("en", "offer me twenty bucks? three to four thousand, five at most. Every dollar counts, "
+           "for every dollar you spend"),
+    ("ja-entities", "offer me ¥2,000? ¥300,000-400,000, ¥500,000 at most. Every yen counts, for every dollar you spend"),
+    ("ja-text", "offer me $20? $3,000-4,000, $5,000 at most. Every ドル counts, for every dollar you spend"),
+    ("ja", "offer me 2,000円? 300,000〜400,000円, 500,000円 at most. Every 円 counts, for every dollar you spend"),
+])
+def test_an_amount_in_words_and_the_currencys_name_are_the_arms(arm, said):
+    """"twenty bucks", a range in words, a bare figure the rules' `money_in_words` names and the
+    currency of an idiom are entities each arm renders (J-tau: yen; the source's: dollars, in the
+    text's notation); "for every dollar" is a rate, left to notation."""
+    from jtau.arms import ARMS
+
+    maps = load_maps(ROOT / "entity_maps")
+    rules = load_rules("banking_knowledge")
+    words = {"three to four thousand(?=, five)": "3000-4000", "(?<=, )five(?= at most)": "5000"}
+    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, banking=True, not_money=rules.not_money,
+                            money_in_words=words)
+    template = recognizer.templatize("offer me twenty bucks? three to four thousand, five at most. Every dollar "
+                                     "counts, for every dollar you spend")
+    assert [e.kind for _, e in template.entities] == ["MONEY", "MONEY", "MONEY", "CURRENCY"]
+    renderer = Renderer(Localizer.for_rules(maps, rules, ARMS[arm]))
+    assert renderer.render(template.text, template) == said
+
+
+def test_money_in_words_that_is_no_amount_is_refused():
+    from pydantic import ValidationError
+
+    rules = load_rules("retail").model_dump()
+    with pytest.raises(ValidationError, match="not an amount in dollars"):
+        type(load_rules("retail")).model_validate({**rules, "money_in_words": {"more than 3000": "3k"}})

@@ -1,4 +1,4 @@
-"""`jtau tm`: exchange segments with translators outside the tool."""
+"""`jtau tm`: exchange segments with translators outside the tool; carry entries to re-segmented templates."""
 
 from __future__ import annotations
 
@@ -159,6 +159,48 @@ def tm_import(
         if report.refused > PROBLEMS_SHOWN:
             say_detail(f"... and {report.refused - PROBLEMS_SHOWN} more ({report.refused} problems in all)")
         if report.problems:
+            raise typer.Exit(1)
+    except JtauError as exc:
+        fail(exc, Folders(source, tm=tm))
+
+
+@tm_app.command("carry")
+def tm_carry(
+    domain: OneDomainArg,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only say what would be carried; write nothing.")] = False,
+    source: SourceOpt = None,
+    tm: TmOpt = None,
+) -> None:
+    """Carry entries to the templates a maps or rules change re-segmented ("from Portland, OR" -> "from
+    {BANK_WORD_1}"): the target keeps its Japanese with the new placeholders in place of the entity's."""
+    from jtau.translate.carry import carry
+
+    try:
+        domains(domain, allow_all=False)
+        if not dry_run:
+            from jtau.project import project_root, refuse_installed, tm_dir
+
+            refuse_installed(tm or tm_dir(project_root()), "jtau tm carry", "--tm DIR")
+        result = plan(domain, source, tm)
+        carried = carry(result.text.segments(), result.tm, result.text.recognizer, result.text.renderer,
+                        result.maps.locale.locale, result.glossary, frozenset(result.rules.source_language))
+        counts = (f"{domain}: {counted(carried.missing, 'template')} the memory lacks; "
+                  f"{len(carried.entries)} carried, {len(carried.unresolved)} to edit by hand")
+        if carried.entries and not dry_run:
+            from jtau.write import atomic_write
+
+            result.tm.record(carried.entries)
+            atomic_write(result.tm.path, result.tm.render(mark_stale=False))
+            result.tm.discard_journal()
+            counts += f"; recorded in {result.tm.path}"
+        elif dry_run:
+            counts += "; nothing written (--dry-run)"
+        out_console.print(counts, highlight=False, soft_wrap=True)
+        for unresolved in carried.unresolved[:PROBLEMS_SHOWN]:
+            say_detail(str(unresolved))
+        if len(carried.unresolved) > PROBLEMS_SHOWN:
+            say_detail(f"... and {len(carried.unresolved) - PROBLEMS_SHOWN} more")
+        if carried.unresolved:
             raise typer.Exit(1)
     except JtauError as exc:
         fail(exc, Folders(source, tm=tm))

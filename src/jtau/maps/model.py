@@ -149,6 +149,8 @@ class Currency(Strict):
     code: str
     rate: Decimal
     suffix: str
+    name_en: str = "yen"             # the currency's name in English text ("every yen counts")
+    source_name_ja: str = "ドル"      # the source's currency in Japanese text (「1ドルだって」)
 
     @field_validator("rate")
     @classmethod

@@ -184,6 +184,9 @@ class DomainRules(BaseModel):
     # "$N" the source writes where N is no money (a credit score "$700", a count "$2,500 vendors"):
     # a regex of the text just before it, one of the text just after it; such N stays a number
     not_money: NotMoney | None = None
+    # amounts the text says with no currency word ("three to four thousand in this travel account,
+    # five at most"): a regex of the words that are the amount -> the amount in dollars ("3000-4000")
+    money_in_words: dict[str, str] = Field(default_factory=dict)
     # text kinds kept in the source language, entities localized (kind -> why): not translated,
     # not in the memory, not counted missing, not checked for English left
     source_language: dict[str, str] = Field(default_factory=dict)
@@ -226,6 +229,15 @@ class DomainRules(BaseModel):
                 except (re.error, KeyError, IndexError, ValueError) as exc:
                     raise ValueError(f"{kind}: {form.en!r} -> {form.ja!r}: not a format: {exc!r}") from None
         return formats
+
+    @field_validator("money_in_words")
+    @classmethod
+    def _amounts_in_words(cls, value: dict[str, str]) -> dict[str, str]:
+        for words, figure in value.items():
+            _regex(words)
+            if not re.fullmatch(r"\d+(?:-\d+)?", figure):
+                raise ValueError(f"{words!r}: {figure!r} is not an amount in dollars (N or N-M)")
+        return value
 
 
 def available() -> list[str]:

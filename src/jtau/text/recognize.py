@@ -1,9 +1,9 @@
 """Find entity occurrences in free text and replace them by typed placeholders.
 
 What is recognized comes from the maps (names, cities, states, regions, airports, zips,
-streets, time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts,
-dates, user ids, emails, suites) and from the
-domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
+streets, time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts, also
+spelled out, the currency's name in an idiom, dates, user ids, emails, suites), from the rules'
+`money_in_words` and from the domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
 patterns are tried first, then the longest map entry; map entries match whole words only,
 case-sensitively ("Li" is a name, the "li" of "Liam" is not).
 """
@@ -30,6 +30,32 @@ PATTERNS: list[tuple[str, str]] = [
               rf"|\b(?:{_NUMBER})\s*(?:dollars?|bucks|USD)\b"),
     ("DATE", rf"\b(?:{'|'.join(MONTHS)})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b\d{{4}}-\d{{2}}-\d{{2}}\b"),
 ]
+# An amount spelled out, as a customer says it: "twenty bucks", "three to five dollars", "five to
+# six grand", "nearly three thousand dollars", "a couple dollar difference" (one MONEY entity whose
+# value is the figure: `$20`, `$3-5`, `$5,000-6,000`)
+NUMBER_WORDS = {"couple": 2, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twenty": 20, "thirty": 30, "forty": 40,
+                "fifty": 50, "a hundred": 100}
+_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+SPELLED_MONEY = ("SPELLED_MONEY", rf"\b(?:{_WORD})(?: to (?:{_WORD}))?(?: thousand)? (?:dollars?|bucks|grand)\b")
+# the currency's name with no amount ("every dollar counts", "receive every dollar of cash back",
+# "a specific dollar amount"): the arm's currency word; not a rate ("for every dollar you spend" is
+# per $1), nor "a dollar amount", which Japanese says 金額 (and notation "a yen amount")
+CURRENCY_WORD = ("CURRENCY", r"(?<![Ff]or every )(?<=[Ee]very )dollar\b|(?<=specific )dollar(?= amount)")
+
+
+def spelled_amount(surface: str) -> str:
+    """The figure of an amount spelled out: "five to six grand" -> `$5,000-6,000`."""
+    scale = 1000 if surface.endswith("grand") or " thousand " in surface else 1
+    words = re.findall(rf"\b(?:{_WORD})\b", surface)
+    return "$" + "-".join(f"{NUMBER_WORDS[w] * scale:,}" for w in words)
+
+
+def dollar_figure(figure: str) -> str:
+    """A rules figure in dollars (`3000-4000`, `5000`) as an amount: `$3,000-4,000`."""
+    return "$" + "-".join(f"{int(part):,}" for part in str(figure).split("-"))
+
+
 # Every entity starts a word or at a sign ($14.50, #W1234567, {{slot}}): a position inside a word
 # or on a blank is passed over at once instead of trying every alternative (templatize ~1.7x faster)
 ENTITY_START = r"(?:(?<!\w)(?=\w)|(?=[^\w\s]))"
@@ -64,8 +90,15 @@ BANK_DATE_PATTERN = ("BANK_DATE", r"\b\d{2}/\d{2}/\d{4}\b")
 class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
                  known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY,
-                 banking: bool = False, not_money: NotMoney | None = None):
+                 banking: bool = False, not_money: NotMoney | None = None,
+                 money_in_words: dict[str, str] | None = None):
         self.known = known or {}
+        # the rules' amounts said without a currency word (regex -> dollars)
+        self.money_in_words = [(re.compile(words), dollar_figure(figure))
+                               for words, figure in (money_in_words or {}).items()]
+        self.amounts = [SPELLED_MONEY, CURRENCY_WORD]
+        if self.money_in_words:
+            self.amounts.append(("MONEY_IN_WORDS", "|".join(f"(?:{w.pattern})" for w, _ in self.money_in_words)))
         self.not_money = (re.compile(not_money.before), re.compile(not_money.after)) if not_money else None
         self.figures = list(not_money.figures.items()) if not_money else []
         self.not_entities = tuple(maps.banking.not_entities) if banking else ()
@@ -73,7 +106,7 @@ class Recognizer:
             self._banking(maps, frozen or {}, glossary)
             return
         self.lexicon = self._lexicon(maps, glossary)
-        parts = [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS]
+        parts = [f"(?P<{kind}>{pattern})" for kind, pattern in [*PATTERNS, *self.amounts]]
         self.frozen_kinds = []
         for kind, token in (frozen or {}).items():
             parts.append(rf"(?P<{kind}>(?<!\w)(?:{token.pattern})(?!\w))")
@@ -106,7 +139,7 @@ class Recognizer:
         self.lexicon = {**{s: e for s, e in shared.items() if e[0] in ("CITY", "PREFECTURE", "REGION", "COUNTRY",
                                                                        "TIMEZONE", "TERM")}, **whole}
         parts = [rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(whole))}(?![\w]))"] if whole else []
-        parts += [f"(?P<{kind}>{pattern})" for kind, pattern in [*PATTERNS, BANK_DATE_PATTERN]]
+        parts += [f"(?P<{kind}>{pattern})" for kind, pattern in [*PATTERNS, *self.amounts, BANK_DATE_PATTERN]]
         self.frozen_kinds = []
         for kind, token in frozen.items():
             parts.append(rf"(?P<{kind}>(?<!\w)(?:{token.pattern})(?!\w))")
@@ -171,6 +204,14 @@ class Recognizer:
         return bool(match.group() in figures or before.search(text, max(0, match.start() - 80), match.start())
                     or after.match(text, match.end(), match.end() + 80))
 
+    def _figure_in_words(self, match: re.Match) -> str:
+        """The rules' figure of the amount `match` says in words."""
+        for words, figure in self.money_in_words:
+            found = words.match(match.string, match.start())
+            if found and found.end() == match.end():
+                return figure
+        raise AssertionError(f"no rule of money_in_words matches {match.group()!r}")
+
     def templatize(self, text: str, figures: frozenset[str] = frozenset()) -> Template:
         counts: Counter[str] = Counter()
         entities: list[tuple[str, Entity]] = []
@@ -186,6 +227,10 @@ class Recognizer:
                 kind, value = "AIRPORT", (self.airport_with_city[surface],)
             elif kind == "MONEY" and self.not_money and self._no_money(match, figures):
                 kind, value = "NUMBER", (surface.lstrip("$ "),)
+            elif kind == "SPELLED_MONEY":
+                kind, value = "MONEY", (spelled_amount(surface),)
+            elif kind == "MONEY_IN_WORDS":
+                kind, value = "MONEY", (self._figure_in_words(match),)
             elif kind in self.frozen_kinds:
                 known = self.known.get(kind)
                 if known is not None and surface not in known and not any(c.isdigit() for c in surface):

@@ -31,7 +31,7 @@ LANGUAGE_ENTITIES = frozenset({"TERM", "DATE", "BANK_PRODUCT"})
 TEXT_FORM_KINDS = frozenset({"REGION", "COUNTRY", "BANK_WORD"})  # named by places.yaml's text_forms
 ENTITY_KINDS = frozenset({"PERSON", "GIVEN_NAME", "FAMILY_NAME", "USER_ID", "EMAIL", "AIRPORT", "CITY",
                           "PREFECTURE", "REGION", "ZIP", "STREET", "PHONE", "COUNTRY", "STREET_ADDRESS", "SUITE",
-                          "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", *BANK_KINDS})
+                          "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", "CURRENCY", *BANK_KINDS})
 # a source amount's words ("500 dollars", "200 bucks", "100 USD") that the dollar sign says
 DOLLAR_WORDS = re.compile(r"\s*(?:dollars?|bucks|USD)\b")
 
@@ -87,8 +87,10 @@ class Renderer:
             return self.glossary.terms[value[0]].ja
         if kind == "TIMEZONE":
             return self.maps.locale.timezones[value[0]]
-        if kind == "MONEY":
-            return self.money(entity.surface)
+        if kind == "MONEY":  # (the value is the figure: "twenty bucks" is `$20`)
+            return self.money(value[0])
+        if kind == "CURRENCY":
+            return self.maps.locale.currency.suffix
         if kind == "NUMBER":  # a "$N" of the source that is no money (rules `not_money`)
             return value[0]
         if kind == "DATE":
@@ -108,8 +110,13 @@ class Renderer:
             return None if arm.japanese_text else entity.surface
         if kind == "MONEY":
             if not arm.localizes_entities:
-                return self.dollars(entity.surface) if arm.japanese_text else entity.surface
-            return None if arm.japanese_text else self.money(entity.surface, "en")
+                return self.dollars(entity.value[0]) if arm.japanese_text else entity.surface
+            return None if arm.japanese_text else self.money(entity.value[0], "en")
+        if kind == "CURRENCY":  # "every dollar": ドル in Japanese, yen in English with J-tau's money
+            currency = self.maps.locale.currency
+            if arm.localizes_entities == arm.japanese_text:
+                return None if arm.japanese_text else entity.surface
+            return currency.source_name_ja if arm.japanese_text else currency.name_en
         form = self.maps.places.text_forms.get(entity.value[0]) if kind in TEXT_FORM_KINDS else None
         if form is not None:  # a country in the text's language: アメリカ in Japanese, Japan in English
             written = form.ja if arm.japanese_text and not arm.localizes_entities else \

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-PROMPT_VERSION = "ja-2026-11-v1"
+PROMPT_VERSION = "ja-2026-12-v2"
 
 REGISTERS = {
     "policy": "Polite written Japanese (です・ます調), the voice of an internal operations manual "
@@ -25,6 +25,7 @@ PLACEHOLDERS = {
     "MONEY": "an amount of money, already written in yen (e.g. 12,300円)",
     "DATE": "a date, already written in Japanese (e.g. 5月23日)", "TIMEZONE": "a time-zone label",
     "TERM": "a glossary term, already in Japanese",
+    "CURRENCY": "the currency's name, already in Japanese (円), in an idiom such as 「1{CURRENCY_1}だって」",
     "RESERVATION_ID": "a reservation id", "FLIGHT_NUMBER": "a flight number", "PAYMENT_ID": "a payment method id",
 }
 

@@ -4,8 +4,8 @@ For an arm other than `ja` (jtau.arms) the invariants that apply: schema, money 
 entities: rate x source as integers; the source's: the source's amounts), references,
 identities and distinct values for every arm; no leak where the entities are J-tau's; the
 Japanese-language QA where the text is Japanese (the source's names, places and emails allowed
-where the entities are the source's); no word of the other locale in any text (validate/locale.py:
-an error in J-tau, a warning in the mixed arms, which inherit what the memory names as text)."""
+where the entities are the source's); no word of the other locale in any text, in every arm
+(validate/locale.py)."""
 
 from __future__ import annotations
 
@@ -104,11 +104,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         report.add("leaks", found, len(found))
     found, read = check_texts(out, rules, maps, arm)
     report.stats["texts read for the other locale (characters)"] = read
-    if arm.name == JTAU_ARM:
-        report.add("words of the other locale", [str(f) for f in found], len(found))
-    else:  # a mixed arm inherits what the memory names as text (docs/ARMS.md, Limits): listed, not yet refused
-        report.stats["words of the other locale"] = len(found)
-        report.warnings += [str(f) for f in found]
+    report.add("words of the other locale", [str(f) for f in found], len(found))
     if rules.cited_tool and source.documents:
         errors, checked = integrity.check_cited_tools(source.documents, out.documents, rules)
         report.add("tool names the documents cite (as the source)", errors, checked)
