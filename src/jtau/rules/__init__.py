@@ -156,6 +156,16 @@ class TaskRules(BaseModel):
     nested_calls: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
+class Customers(BaseModel):
+    """Where the db keeps its customers (validate/hometowns.py): the dotted path of the records
+    (by id), and each record's id, name and address fields."""
+    model_config = ConfigDict(extra="forbid")
+    records: str
+    id: str = "user_id"
+    name: str = "name"
+    address: str = "address"
+
+
 class DomainRules(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = ""
@@ -187,6 +197,7 @@ class DomainRules(BaseModel):
     # amounts the text says with no currency word ("three to four thousand in this travel account,
     # five at most"): a regex of the words that are the amount -> the amount in dollars ("3000-4000")
     money_in_words: dict[str, str] = Field(default_factory=dict)
+    customers: Customers | None = None  # where the db keeps its customers (their hometowns are checked)
     # text kinds kept in the source language, entities localized (kind -> why): not translated,
     # not in the memory, not counted missing, not checked for English left
     source_language: dict[str, str] = Field(default_factory=dict)

@@ -91,16 +91,22 @@ class LocaleCheck:
         return [(match.lastgroup, match) for match in self.regex.finditer(text)]
 
 
-def texts(folder_domain, rules) -> list[tuple[str, tuple, str]]:
-    """(file, JSON path, text) of every text a domain folder shows the agent or the customer:
-    its tasks' text fields, policies, documents and db notes."""
+def task_texts(tasks: list[dict], rules) -> list[tuple[tuple, str]]:
+    """(JSON path from the task's index, text) of every text field of the tasks the arm translates."""
     out = []
     patterns = [p for p, kind in rules.tasks.text.items() if kind not in rules.source_language]
-    for index, task in enumerate(folder_domain.tasks):
+    for index, task in enumerate(tasks):
         for pattern in patterns:
             for path, container, key in jsonpath.find(task, pattern):
                 if isinstance(container[key], str):
-                    out.append((rules.files.tasks, (index, *path), container[key]))
+                    out.append(((index, *path), container[key]))
+    return out
+
+
+def texts(folder_domain, rules) -> list[tuple[str, tuple, str]]:
+    """(file, JSON path, text) of every text a domain folder shows the agent or the customer:
+    its tasks' text fields, policies, documents and db notes."""
+    out = [(rules.files.tasks, path, text) for path, text in task_texts(folder_domain.tasks, rules)]
     for name, text in folder_domain.policies.items():
         out.append((name, (), text))
     for name, document in folder_domain.documents.items():
