@@ -233,3 +233,17 @@ def test_the_fork_server_runs_a_command_as_python_m_jtau_does(tmp_path):
         assert (served.returncode, served.stdout, served.stderr) == (real.returncode, real.stdout, real.stderr), command
     assert {jtau(*c).returncode for c in commands} == {0, 2}
     assert forkserver._server.process is not None  # served, not a subprocess
+
+
+def test_task_ids_are_given_as_tau2_run_takes_them(tmp_path):
+    """`--task-ids 0 1` (tau2 run's form) runs the same tasks as the option repeated; `jtau tau2`
+    passes its arguments to tau2 untouched."""
+    from jtau.cli import tau2_lists
+
+    assert tau2_lists(["experiment", "run", "OUT", "--task-ids", "0", "1", "--domains", "airline"]) == [
+        "experiment", "run", "OUT", "--task-ids", "0", "--task-ids", "1", "--domains", "airline"]
+    assert tau2_lists(["tau2", "run", "--task-ids", "0", "1"]) == ["tau2", "run", "--task-ids", "0", "1"]
+    result = jtau("experiment", "calibrate", "--domains", "airline", "--arms", "ja", "--trials", "1",
+                  "--task-ids", "0", "1", "--out", str(tmp_path / "exp"))
+    assert result.returncode == 0, result.stderr
+    assert "reward 1.000 in 2/2 simulations" in result.stdout

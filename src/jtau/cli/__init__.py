@@ -10,9 +10,38 @@ from jtau.cli.common import app, quiet_exit_on_closed_pipe
 __all__ = ["app", "main"]
 
 
+# options that take several values after one flag, as `tau2 run` takes them (`--task-ids 0 1 2`)
+LIST_OPTIONS = frozenset({"--task-ids"})
+
+
+def tau2_lists(args: list[str]) -> list[str]:
+    """`jtau experiment ... --task-ids 0 1 2` as typer reads it (`--task-ids 0 --task-ids 1 ...`):
+    the values after the flag up to the next option (`jtau tau2` passes its arguments to tau2 as
+    they are)."""
+    if not args or args[0] != "experiment":
+        return args
+    out, flag = [], None
+    for arg in args:
+        if arg in LIST_OPTIONS:
+            flag = arg
+            continue
+        if flag and not arg.startswith("-"):
+            out += [flag, arg]
+            continue
+        if flag and out[-2:-1] != [flag]:  # the flag with no value: typer says so
+            out.append(flag)
+        flag = None
+        out.append(arg)
+    if flag and out[-2:-1] != [flag]:
+        out.append(flag)
+    return out
+
+
 def main() -> None:
     """The console script: `jtau ... | head` ends quietly when the reader stops reading."""
+    import sys
+
     try:
-        app()
+        app(args=tau2_lists(sys.argv[1:]))
     except BrokenPipeError:  # written outside rich (help, click's messages)
         quiet_exit_on_closed_pipe()

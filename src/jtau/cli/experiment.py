@@ -83,7 +83,7 @@ def run(
     agent: Annotated[str, typer.Option(help="tau2's agent implementation.")] = "llm_agent",
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (retention needs 2 or more).")] = 2,
     seed: Annotated[int, typer.Option(help="tau2's --seed: each trial's seed derives from it.")] = 300,
-    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks (repeatable).")] = None,
+    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
     num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
     max_steps: Annotated[int, typer.Option(min=1)] = 200,
     max_errors: Annotated[int, typer.Option(min=1)] = 10,
@@ -170,7 +170,7 @@ def calibrate_command(
     trials: Annotated[int, typer.Option(min=1, help="Trials per task. Retention needs two arms (en and another) "
                                                      "and two trials; with one arm or one trial each side's rewards "
                                                      "and failures are checked.")] = 2,
-    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks (repeatable).")] = None,
+    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
     num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
     retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration "
                                                                  "(bm25 needs no embeddings).")] = "bm25",
