@@ -17,7 +17,7 @@ from jtau.maps.model import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules, identities
 from jtau.source import SourceDomain
 from jtau.glossary import EMPTY, Glossary
-from jtau.validate import hometowns, integrity, language, leaks, money
+from jtau.validate import hometowns, integrity, language, leaks, money, text_money
 from jtau.validate.locale import check_texts, task_texts
 from jtau.validate.schema import check_schema
 
@@ -102,8 +102,14 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         for name, document in out.documents.items():
             found += leaks.find_leaks(document, name, regex)
         report.add("leaks", found, len(found))
+    recognizer = _recognizer(source, maps, rules, glossary)
+    if arm.japanese_text or arm.localizes_entities:
+        report.add("task text amounts = rate x source", *text_money.check(
+            task_texts(source.tasks, rules), out.tasks, arm, rate, recognizer, rules.files.tasks,
+            recognizer.figures_in(rules.files.tasks)))
     if rules.customers is not None:
-        report.add("hometowns = the customer's address", *_hometowns(source, out, maps, rules, glossary, arm))
+        report.add("hometowns = the customer's address", *_hometowns(source, out, maps, rules, glossary, arm,
+                                                                    recognizer))
     found, read = check_texts(out, rules, maps, arm)
     report.stats["texts read for the other locale (characters)"] = read
     report.add("words of the other locale", [str(f) for f in found], len(found))
@@ -122,16 +128,22 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     return report
 
 
-def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rules: DomainRules,
-               glossary: Glossary, arm: Arm) -> tuple[list[str], int]:
-    """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
+def _recognizer(source: SourceDomain, maps: EntityMaps, rules: DomainRules, glossary: Glossary):
+    """The pipeline's recognizer of the domain's text (what the source's text names)."""
     from jtau.rules import known_tokens
+    from jtau.text import Recognizer
+
+    return Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
+                      banking=rules.text_lexicon == "banking", not_money=rules.not_money,
+                      money_in_words=rules.money_in_words)
+
+
+def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rules: DomainRules,
+               glossary: Glossary, arm: Arm, recognizer) -> tuple[list[str], int]:
+    """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
     from jtau.swap.localizer import Localizer
-    from jtau.text import Recognizer, Renderer
+    from jtau.text import Renderer
 
     found = hometowns.source_hometowns(source.tasks, source.db, rules.customers, task_texts(source.tasks, rules))
-    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
-                            banking=rules.text_lexicon == "banking", not_money=rules.not_money,
-                            money_in_words=rules.money_in_words)
     renderer = Renderer(Localizer.for_rules(maps, rules, arm), glossary, rules.city_as_address)
     return hometowns.check(found, out.tasks, out.db, rules.customers, recognizer, renderer, rules.files.tasks), len(found)
