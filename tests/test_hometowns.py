@@ -41,3 +41,19 @@ def test_an_address_the_db_moves_is_an_error(retail):
     errors = planted(retail, move)
     assert errors and all("is not the customer's address" in e for e in errors)
     assert any(e.startswith("tasks.json: [69].") for e in errors)
+
+
+def test_a_hometown_only_part_localized_is_an_error(retail):
+    """Where the entities are J-tau's, a hometown the maps localize only in part (a city the maps
+    lack before a state they have: "Bisbee, 鹿児島県") is an error, though its state is right."""
+    from jtau.swap.localizer import Localizer
+    from jtau.text import Renderer
+    from jtau.validate import hometowns
+    from jtau.validate.report import _recognizer
+
+    recognizer = _recognizer(retail.source, retail.maps, retail.rules, retail.glossary)
+    renderer = Renderer(Localizer.for_rules(retail.maps, retail.rules, ARMS["ja-entities"]), retail.glossary)
+    partial = hometowns.Hometown(69, (69, "user_scenario", "instructions", "known_info"), "Bisbee, Arizona", (0,))
+    [error] = hometowns.check([partial], retail.domain.tasks, retail.domain.db, retail.rules.customers, recognizer,
+                              renderer, "tasks.json")
+    assert "is only part J-tau's: 'Bisbee, 鹿児島県'" in error

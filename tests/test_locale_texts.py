@@ -40,6 +40,10 @@ PLANTED = [
     ("ja-text", "Whole Foods Marketも二重請求だと認めています", "成城石井も二重請求だと認めています", "merchant"),
     ("ja-text", "「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」", "「〒76165 Texas Fort Worth 445 Maple Drive」",
      "address"),
+    ("ja-entities", "a small business owner from 愛知県名古屋市.", "a small business owner from 名古屋, MI.", "place"),
+    ("ja-entities", "Last 4 of ID document number, AND", "Last 4 of SSN, AND", "institution"),
+    ("ja-entities", "the payee is the Japan Pension Service.", "the payee is the Social Security Administration.",
+     "institution"),
 ]
 
 
@@ -167,3 +171,17 @@ def test_banking_words_the_memory_wrote_as_text_read_in_each_arms_locale(arm_tas
     for task, by_arm in expected.items():
         for arm, words in by_arm.items():
             assert words in said[arm][task], (task, arm)
+
+
+def test_a_us_institution_reads_as_j_taus_in_english_text():
+    """The knowledge base of `ja-entities` (notation, locale.yaml `institutions`): the Japanese
+    customer gives the number of an ID document, not an SSN, and is paid by the Japan Pension Service."""
+    from jtau.text.notation import Notation
+
+    english = Notation(MAPS).english_in_jtau
+    assert english("Last 4 of SSN, AND") == "Last 4 of ID document number, AND"
+    assert english("Government-issued ID, SSN/TIN, and income details.") == (
+        "Government-issued ID, ID document number, and income details.")
+    assert english("provide them to the Social Security Administration") == "provide them to the Japan Pension Service"
+    assert english("legal business name, EIN (if available)") == "legal business name, corporate number (if available)"
+    assert english("REINSTATE the card; SSNs") == "REINSTATE the card; SSNs"  # whole words only

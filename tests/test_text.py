@@ -116,3 +116,18 @@ def test_money_in_words_that_is_no_amount_is_refused():
     rules = load_rules("retail").model_dump()
     with pytest.raises(ValidationError, match="not an amount in dollars"):
         type(load_rules("retail")).model_validate({**rules, "money_in_words": {"more than 3000": "3k"}})
+
+
+@pytest.mark.parametrize("arm,said", [("en", "annual_income=55000"), ("ja-entities", "annual_income=5500000"),
+                                      ("ja-text", "annual_income=55000"), ("ja", "annual_income=5500000")])
+def test_an_amount_written_as_a_tool_takes_it_stays_bare_in_the_arms_money(arm, said):
+    """banking's rules `bare_amounts`: the income a customer passes to apply_for_credit_card is the
+    figure of the arm's money, as the golden action has it (no 円, no ¥, no thousands separator)."""
+    from jtau.arms import ARMS
+
+    maps = load_maps(ROOT / "entity_maps")
+    rules = load_rules("banking_knowledge")
+    recognizer = Recognizer(maps, {}, {}, banking=True, bare_amounts=rules.bare_amounts)
+    template = recognizer.templatize("annual_income=55000")
+    assert [e.kind for _, e in template.entities] == ["AMOUNT"]
+    assert Renderer(Localizer.for_rules(maps, rules, ARMS[arm])).render(template.text, template) == said

@@ -153,7 +153,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     try:
         recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
                                 banking=rules.text_lexicon == "banking", not_money=rules.not_money,
-                                money_in_words=rules.money_in_words)
+                                money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
     text = TextFields(recognizer, Renderer(loc, glossary, rules.city_as_address))

@@ -168,6 +168,7 @@ class Locale(Strict):
     prefectures: list[str] = Field(default_factory=list)  # the locale's places no source text names
     source_states: list[str] = Field(default_factory=list)  # the source's state codes (en-US), mapped or not
     spoken_forms: dict[str, list[str]] = Field(default_factory=dict)  # value -> how an agent may say it
+    institutions: dict[str, str] = Field(default_factory=dict)  # a US institution -> J-tau's, in English
 
 
 class BankingPerson(Strict):

@@ -197,6 +197,9 @@ class DomainRules(BaseModel):
     # amounts the text says with no currency word ("three to four thousand in this travel account,
     # five at most"): a regex of the words that are the amount -> the amount in dollars ("3000-4000")
     money_in_words: dict[str, str] = Field(default_factory=dict)
+    # amounts the text writes as a tool takes them ("annual_income=55000"): regexes of the figure;
+    # written bare in every arm, x rate where the entities are J-tau's
+    bare_amounts: list[str] = Field(default_factory=list)
     customers: Customers | None = None  # where the db keeps its customers (their hometowns are checked)
     # text kinds kept in the source language, entities localized (kind -> why): not translated,
     # not in the memory, not counted missing, not checked for English left
@@ -240,6 +243,11 @@ class DomainRules(BaseModel):
                 except (re.error, KeyError, IndexError, ValueError) as exc:
                     raise ValueError(f"{kind}: {form.en!r} -> {form.ja!r}: not a format: {exc!r}") from None
         return formats
+
+    @field_validator("bare_amounts")
+    @classmethod
+    def _bare_amounts_compile(cls, value: list[str]) -> list[str]:
+        return [_regex(pattern) for pattern in value]
 
     @field_validator("money_in_words")
     @classmethod

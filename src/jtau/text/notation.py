@@ -5,7 +5,8 @@ follow the arm's entities while the words follow its text.
 - `english_in_jtau(text)`: tau2's English docstrings for an arm with English text and J-tau's
   entities (`ja-entities`): `$500` -> `¥50,000`, "in dollars" -> "in yen", "e.g., 25.00 for a $25
   credit" -> "e.g., 2500 for a ¥2,500 credit", "1 point per dollar" -> "per ¥100", MM/DD/YYYY ->
-  YYYY/MM/DD, EST -> JST, 'JFK' -> 'KIX', 'USA' -> '日本';
+  YYYY/MM/DD, EST -> JST, 'JFK' -> 'KIX', 'USA' -> '日本', a US institution as J-tau's ("SSN" -> "ID
+  document number", locale.yaml `institutions`);
 - `japanese_in_source(text)`: J-tau's Japanese descriptions (`runtime/*_tools.ja.yaml`) for an arm
   with Japanese text and the source's entities (`ja-text`): the same facts the other way
   (（円） -> （ドル）, 50,000円 -> $500, 100円単位 -> 1ドル単位, 「2,500円のクレジットなら 2500」 ->
@@ -46,6 +47,10 @@ class Notation:
         self.zones = {label: zone for label, zone in maps.locale.timezones.items() if label.isupper()}
         self.zones_back = {zone: label for label, zone in self.zones.items()}
         self.zone_names = maps.locale.timezone_names
+        institutions = maps.locale.institutions
+        self.institutions = (re.compile(r"(?<![\w/])(" + "|".join(re.escape(n) for n in sorted(institutions, key=len,
+                                                                                              reverse=True))
+                                        + r")(?![\w/])"), institutions) if institutions else None
 
     # --- English text, J-tau's entities ---------------------------------------------------------
 
@@ -69,6 +74,9 @@ class Notation:
         text = re.sub(r"\b(\d{2})/(\d{2})/(\d{4})\b", r"\3/\1/\2", text)
         text = re.sub(r"\b(" + "|".join(self.zones) + r")\b", lambda m: self.zones[m[1]], text) if self.zones else text
         text = re.sub(r"'([A-Z]{3})'", lambda m: f"'{self.airports.get(m[1], m[1])}'", text)
+        if self.institutions:  # "last 4 of SSN" -> "last 4 of ID document number"
+            pattern, names = self.institutions
+            text = pattern.sub(lambda m: names[m[1]], text)
         return re.sub(r"'([A-Za-z ]+)'", lambda m: f"'{self.countries.get(m[1], m[1])}'", text)
 
     def per_dollar(self, line: str) -> str:

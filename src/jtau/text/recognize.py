@@ -3,7 +3,7 @@
 What is recognized comes from the maps (names, cities, states, regions, airports, zips,
 streets, time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts, also
 spelled out, the currency's name in an idiom, dates, user ids, emails, suites), from the rules'
-`money_in_words` and from the domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
+`money_in_words` and `bare_amounts`, and from the domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
 patterns are tried first, then the longest map entry; map entries match whole words only,
 case-sensitively ("Li" is a name, the "li" of "Liam" is not).
 """
@@ -91,7 +91,7 @@ class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
                  known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY,
                  banking: bool = False, not_money: NotMoney | None = None,
-                 money_in_words: dict[str, str] | None = None):
+                 money_in_words: dict[str, str] | None = None, bare_amounts: list[str] | None = None):
         self.known = known or {}
         # the rules' amounts said without a currency word (regex -> dollars)
         self.money_in_words = [(re.compile(words), dollar_figure(figure))
@@ -99,6 +99,8 @@ class Recognizer:
         self.amounts = [SPELLED_MONEY, CURRENCY_WORD]
         if self.money_in_words:
             self.amounts.append(("MONEY_IN_WORDS", "|".join(f"(?:{w.pattern})" for w, _ in self.money_in_words)))
+        if bare_amounts:  # the rules' amounts written as a tool takes them ("annual_income=55000")
+            self.amounts.insert(0, ("AMOUNT", "|".join(f"(?:{pattern})" for pattern in bare_amounts)))
         self.not_money = (re.compile(not_money.before), re.compile(not_money.after)) if not_money else None
         self.figures = list(not_money.figures.items()) if not_money else []
         self.not_entities = tuple(maps.banking.not_entities) if banking else ()

@@ -31,7 +31,8 @@ LANGUAGE_ENTITIES = frozenset({"TERM", "DATE", "BANK_PRODUCT"})
 TEXT_FORM_KINDS = frozenset({"REGION", "COUNTRY", "BANK_WORD"})  # named by places.yaml's text_forms
 ENTITY_KINDS = frozenset({"PERSON", "GIVEN_NAME", "FAMILY_NAME", "USER_ID", "EMAIL", "AIRPORT", "CITY",
                           "PREFECTURE", "REGION", "ZIP", "STREET", "PHONE", "COUNTRY", "STREET_ADDRESS", "SUITE",
-                          "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", "CURRENCY", *BANK_KINDS})
+                          "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", "CURRENCY", "AMOUNT",
+                          *BANK_KINDS})
 # a source amount's words ("500 dollars", "200 bucks", "100 USD") that the dollar sign says
 DOLLAR_WORDS = re.compile(r"\s*(?:dollars?|bucks|USD)\b")
 
@@ -91,6 +92,9 @@ class Renderer:
             return self.money(value[0])
         if kind == "CURRENCY":
             return self.maps.locale.currency.suffix
+        if kind == "AMOUNT":  # a bare figure as a tool takes it: 55000 -> 5500000
+            amount = to_decimal(value[0]) * self.maps.locale.currency.rate
+            return str(int(amount)) if amount == amount.to_integral_value() else f"{amount.normalize():f}"
         if kind == "NUMBER":  # a "$N" of the source that is no money (rules `not_money`)
             return value[0]
         if kind == "DATE":
@@ -112,6 +116,8 @@ class Renderer:
             if not arm.localizes_entities:
                 return self.dollars(entity.value[0]) if arm.japanese_text else entity.surface
             return None if arm.japanese_text else self.money(entity.value[0], "en")
+        if kind == "AMOUNT":
+            return None if arm.localizes_entities else entity.surface
         if kind == "CURRENCY":  # "every dollar": ドル in Japanese, yen in English with J-tau's money
             currency = self.maps.locale.currency
             if arm.localizes_entities == arm.japanese_text:

@@ -93,6 +93,10 @@ def check(hometowns: list[Hometown], arm_tasks: list[dict], arm_db: dict, custom
     for home in hometowns:
         template = recognizer.templatize(home.place)  # each entity of the place as the arm writes it
         parts = [renderer.entity(entity) for _, entity in template.entities] or [home.place]
+        if renderer.arm.localizes_entities and re.search(r"[A-Za-z]", renderer.render(template.text, template)):
+            errors.append(f"{label}: {format_path(home.field)}: the source's hometown {home.place!r} is only part "
+                          f"J-tau's: {renderer.render(template.text, template)!r} (a place of the maps for all of it)")
+            continue
         text = arm_tasks[home.task]
         for key in home.field[1:]:
             text = text[key]

@@ -27,7 +27,7 @@ MAX_FINDINGS = 200  # per arm and domain, in the report (the count is exact)
 @dataclass(frozen=True)
 class LocaleFinding:
     where: str     # file: JSON path
-    kind: str      # currency, date, zone, country, place, merchant, address
+    kind: str      # currency, date, zone, country, place, merchant, address, institution
     words: str     # what the text says
     text: str      # the text around it
 
@@ -59,7 +59,10 @@ class LocaleCheck:
             patterns["date"] = [r"(?<![\d/])\d{1,2}/\d{1,2}/\d{4}(?![\d/])", r"MM/DD/YYYY"]
             patterns["zone"] = [r"(?<![A-Za-z])(?:EST|EDT|CST|CDT|PST|PDT|MST|ET)(?![A-Za-z])", r"Eastern Time"]
             states = "|".join(maps.locale.source_states)
-            patterns["place"] = [rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{states})\b"] if states else []
+            # "from Portland, OR", and a state code left after J-tau's place ("from 名古屋, MI")
+            patterns["place"] = [rf"(?:\b[A-Z][a-z]+(?: [A-Z][a-z]+)?|(?<=[^\x00-\x7f])), (?:{states})\b"] if states else []
+            if maps.locale.institutions and not arm.japanese_text:  # (Japanese text names J-tau's own)
+                patterns["institution"] = [_words(maps.locale.institutions).pattern]
             # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
             # an English word, "Target", only where it reads as a name)
             self.others = {"place": _words([*places.cities, *(n for s in places.states.values() for n in s.text

@@ -135,12 +135,13 @@ def _recognizer(source: SourceDomain, maps: EntityMaps, rules: DomainRules, glos
 
     return Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
                       banking=rules.text_lexicon == "banking", not_money=rules.not_money,
-                      money_in_words=rules.money_in_words)
+                      money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
 
 
 def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rules: DomainRules,
-               glossary: Glossary, arm: Arm, recognizer) -> tuple[list[str], int]:
+               glossary: Glossary, arm: Arm, recognizer=None) -> tuple[list[str], int]:
     """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
+    recognizer = recognizer or _recognizer(source, maps, rules, glossary)
     from jtau.swap.localizer import Localizer
     from jtau.text import Renderer
 
