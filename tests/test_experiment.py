@@ -87,11 +87,31 @@ def test_the_same_rollout_twice_is_refused_naming_both_files(tmp_path):
 
 
 def test_a_cell_without_a_comparable_pair_is_an_error_not_dashes(tmp_path):
+    """Two trials a task on each side, all of one seed (no cross-seed pair): a broken experiment,
+    which no protocol explains."""
+    same_seed = [_sim(str(t), trial, 10, ["a"]) for t in range(3) for trial in (0, 1)]
+    traces = from_tau2_results(_results(tmp_path, "en.json", "bench_en", same_seed)) + \
+        from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", same_seed))
+    with pytest.raises(InputError, match="no pair of rollouts to compare"):
+        analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+
+
+def test_one_trial_per_task_is_a_protocol_reward_without_retention(tmp_path):
+    """τ-Multilingual's protocol (each task once, pass^1): the cell has its rewards, failures and
+    diagnostics, and says in one line that retention needs two trials; `experiment report` exits 0."""
     one_trial = [_sim(str(t), 0, 10, ["a"]) for t in range(3)]
     traces = from_tau2_results(_results(tmp_path, "en.json", "bench_en", one_trial)) + \
         from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", one_trial))
-    with pytest.raises(InputError, match="no pair of rollouts to compare"):
-        analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True)
+    assert cell["retention_unmeasured"].startswith("two trials per task are needed; each task ran once")
+    assert cell["levels"]["full"]["tasks"] == 0 and set(cell["reward"]) == {"en", "ja"}
+    result = calibrated(tmp_path, "airline", ["en", "ja"], ["user_simulator_ja"], task_ids=["1", "2"], trials=1)
+    report = jtau("experiment", "report", str(tmp_path / "exp"))
+    assert report.returncode == 0, report.stderr
+    assert "retention not measured: two trials per task are needed" in report.stdout
+    written = json.loads((tmp_path / "exp" / "report.json").read_text())
+    assert [c["reward"]["ja"]["mean"] for c in written["cells"]] == [1.0]
+    assert result.sides and all(side["reward"] == 1.0 for side in result.sides)
 
 
 # --- scripted experiments: calibration and planted deviations ----------------------------------

@@ -34,7 +34,8 @@ Definitions (the method's, with the choices jtau adds marked *):
 - Chance floor c (any language, kept for reference) and chance-normalized
   I* = (I - c) / (1 - c).
 - A cell is unranked when either of its sides has more than 20% failed rollouts.  A cell
-  without a single comparable pair is an error unless its failures explain it (unranked).
+  without a single comparable pair is an error unless its failures explain it (unranked) or
+  each task ran once on both sides (a one-trial protocol: rewards and diagnostics, no retention).
 """
 
 from __future__ import annotations
@@ -437,6 +438,14 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
     return cell
 
 
+ONE_TRIAL = "two trials per task are needed; each task ran once (reward and diagnostics need no pair)"
+
+
+def one_trial(g: Group, source: Side, target: Side) -> bool:
+    """Whether every task of the cell ran once on each side (τ-Multilingual's protocol, pass^1)."""
+    return all(len(by_side.get(side, ())) <= 1 for by_side in g.tasks.values() for side in (source, target))
+
+
 def cell_name(cell: dict) -> str:
     """A cell as one line names it: model, benchmark, T, runtime, retrieval, pair."""
     parts = [cell["model"], cell["benchmark"], f"T={cell['temperature']:g}"]
@@ -451,7 +460,8 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
     """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
     pair of sides); the corpus is read once.  `target` None analyses the source against every
     other language present.  A requested pair without a single comparable pair of rollouts is an
-    error (InputError naming `where` the traces are and the cells), never a row of dashes.  Pass
+    error (InputError naming `where` the traces are and the cells), never a row of dashes, unless
+    each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
     a dict as `summary` to receive the paper-shaped summary (summary.py) too, one as `groups_out`
     for the groups."""
     if baseline not in BASELINES:
@@ -466,9 +476,15 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
         results.append(analyze_pair(groups[key], a, b, permutations, bootstrap, baseline=baseline, details=details))
         if progress:
             progress(len(results), len(jobs))
-    # a cell without a pair is explained by its failures (shown, unranked) or by routes that were
-    # all empty (a task set where the agent calls nothing: shown, n = 0), or it is an error
+    # a cell without a pair is explained by its failures (shown, unranked), by routes that were
+    # all empty (a task set where the agent calls nothing: shown, n = 0) or by a one-trial protocol
+    # (each task ran once on both sides: reward and diagnostics stand, retention is not measured),
+    # or it is an error
+    for (key, a, b), cell in zip(jobs, results):
+        if not cell["comparable"] and one_trial(groups[key], a, b):
+            cell["retention_unmeasured"] = ONE_TRIAL
     empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]
+             and not cell.get("retention_unmeasured")
              and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
     if empty:
         from jtau.listing import first

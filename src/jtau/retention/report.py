@@ -109,6 +109,8 @@ def blocks(results: list[dict]) -> Group:
         if "reward" in cell:
             parts.append(reward_line(cell))
         parts.append(level_rows(cell))
+        if cell.get("retention_unmeasured"):
+            parts.append(Text(f"retention not measured: {cell['retention_unmeasured']}"))
         if "reward" in cell:
             a = cell["answer_vs_action"]
             parts.append(Text(f"answer vs action: {a['same_reward_different_route']} of {a['tasks']} tasks have "
@@ -245,6 +247,8 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
                   f"T={cell['temperature']:g} · {cell['source']} → {cell['target']}", ""]
         if not cell["ranked"]:
             lines += [f"**Unranked**: {'; '.join(cell['unranked_because'])}.", ""]
+        if cell.get("retention_unmeasured"):
+            lines += [f"**Retention not measured**: {cell['retention_unmeasured']}.", ""]
         if "reward" in cell:
             ks = sorted({k for r in cell["reward"].values() for k in r["pass_hat_k"]}, key=int)
             rows = [[label, _f(r["mean"]), str(r["simulations"]), *(_f(r["pass_hat_k"].get(k)) for k in ks),
