@@ -96,6 +96,29 @@ def test_a_cell_without_a_comparable_pair_is_an_error_not_dashes(tmp_path):
         analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
 
 
+def test_each_sides_cost_and_tokens_are_summed_with_what_tau2_left_unpriced(tmp_path):
+    """tau2's agent_cost and user_cost and each message's usage, per side: a cost tau2 did not
+    record (None: a model without a price) is left out and counted, not read as 0."""
+    def priced(task, trial, agent_cost, user_cost):
+        sim = _sim(task, trial, 10 + trial, ["a"])
+        sim["messages"][0]["usage"] = {"prompt_tokens": 100, "completion_tokens": 7}
+        sim["messages"][1]["usage"] = {"prompt_tokens": 50, "completion_tokens": 5}
+        return {**sim, "agent_cost": agent_cost, "user_cost": user_cost}
+
+    en = [priced(str(t), r, 0.02, 0.01) for t in range(2) for r in (0, 1)]
+    ja = [priced(str(t), r, 0.03, None if t == 0 else 0.01) for t in range(2) for r in (0, 1)]
+    traces = from_tau2_results(_results(tmp_path, "en.json", "bench_en", en)) + \
+        from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", ja))
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+    english, japanese = cell["usage"]["en"], cell["usage"]["ja"]
+    assert (english["agent_cost"], english["customer_cost"], english["total_cost"]) == (0.08, 0.04, 0.12)
+    assert english["cost_per_simulation"] == 0.03 and english["agent_prompt_tokens"] == 400
+    assert (english["agent_completion_tokens"], english["customer_prompt_tokens"]) == (28, 200)
+    assert japanese["cost_recorded"] == {"agent_cost": 4, "customer_cost": 2}  # two customers unpriced
+    assert (japanese["customer_cost"], japanese["total_cost"]) == (0.02, 0.14)
+    assert "judge_cost" not in english  # no judge ran: not a cost of 0
+
+
 def test_one_trial_per_task_is_a_protocol_reward_without_retention(tmp_path):
     """τ-Multilingual's protocol (each task once, pass^1): the cell has its rewards, failures and
     diagnostics, and says in one line that retention needs two trials; `experiment report` exits 0."""
@@ -334,3 +357,18 @@ def test_ctrl_c_keeps_what_ran_and_the_same_command_continues(tmp_path):
         finished = jtau(*command[3:], env={KEY_ENV: "scripted"})
         assert finished.returncode == 0, finished.stderr
         assert f"4/4 simulations ({4 - len(written)} run now)" in finished.stdout
+
+
+def test_the_judges_cost_and_tokens_are_recorded_where_jtau_calls_it(tmp_path):
+    """tau2-bench 1.0.1's NL-assertion judge: tau2 records no cost for it; jtau's runner records
+    each simulation's judge calls (`judge_usage`) and the report sums them per side."""
+    from jtau.runtime.compat import is_tau3
+
+    if not is_tau3():
+        pytest.skip("tau2-bench 1.0.1 only (26.3 has no NL-assertion judge)")
+    result = calibrated(tmp_path, "retail", ["ja"], ["user_simulator_ja"], task_ids=["2"], trials=1)
+    [path] = (tmp_path / "exp" / "simulations").glob("*/*/*.json")
+    meta = json.loads(path.read_text())["jtau"]
+    assert meta["nl_assertions"] == 1
+    assert meta["judge_usage"]["judge_prompt_tokens"] >= 1 and meta["judge_usage"]["judge_cost"] >= 0
+    assert result.sides[0]["reward"] == 1.0

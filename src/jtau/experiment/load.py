@@ -9,6 +9,7 @@ import orjson
 from jtau.arms import split_domain
 from jtau.errors import InputError
 from jtau.experiment.runner import read_manifest
+from jtau.retention import usage
 from jtau.retention.diagnostics import judge_diagnostics
 from jtau.retention.importers import RunInfo, simulation_trace
 from jtau.retention.traces import Trace
@@ -48,6 +49,8 @@ def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
                        plan.get("retrieval_config") if takes_retrieval(domain) else None, manifest.get("runtime"),
                        manifest.get("id"), manifest.get("jtau"), (manifest.get("datasets") or {}).get(domain))
         trace = simulation_trace(simulation, info, int(meta.get("trial") or 0), str(path))
+        if meta.get("judge_usage"):  # the NL-assertion judge's cost and tokens, recorded by jtau
+            trace.usage = usage.of_simulation(simulation, meta["judge_usage"])
         if trace.parsed:
             trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))
         traces.append(trace)

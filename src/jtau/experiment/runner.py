@@ -117,12 +117,14 @@ class Runner:
     def done(self, simulation: Simulation) -> bool:
         return (self.folder / simulation.file).is_file()
 
-    def write(self, simulation: Simulation, record: dict, attempts: int) -> None:
+    def write(self, simulation: Simulation, record: dict, attempts: int, judge: dict | None = None) -> None:
         from jtau.write import atomic_write
 
         meta = {"domain": simulation.domain, "arm": simulation.arm, "user": simulation.user,
                 "task_id": simulation.task_id, "trial": simulation.trial, "seed": simulation.seed,
                 "attempts": attempts, "nl_assertions": simulation.nl_assertions}
+        if judge:  # the NL-assertion judge's cost and tokens (tau2 records none)
+            meta["judge_usage"] = judge
         atomic_write(self.folder / simulation.file, dumps({"jtau": meta, "simulation": record}))
 
     # --- running ---------------------------------------------------------------------------
@@ -138,17 +140,20 @@ class Runner:
 
     def attempt(self, simulation: Simulation, task, settings) -> None:
         from jtau.runtime.simulate import run_one
+        from jtau.runtime.tau2_entry import judge_usage
 
         error = None
         for attempt in range(1, self.max_retries + 2):
             if self.stop.is_set():
                 return
+            judge_usage(start=True)
             try:
                 record = run_one(simulation.domain, task, simulation.user, simulation.seed, settings)
             except Exception as exc:  # noqa: BLE001 - a simulation that raised is a failure, recorded
+                judge_usage()
                 error = (exc, exc.__traceback__, attempt)
                 continue
-            self.write(simulation, record, attempt)
+            self.write(simulation, record, attempt, judge_usage())
             return
         exc, tb, attempts = error
         self.write(simulation, {
@@ -232,7 +237,8 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     J-tau dataset digest).  The sides of one domain run the same task ids."""
     from jtau.dataset_files import dataset_digest
     from jtau.runtime.simulate import redact_run_records
-    from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
+    from jtau.runtime.tau2_entry import (dataset_folder, greet_in_domain_language, measure_judge, register, set_judge,
+                                         tau2_tasks)
 
     registered = set(register())
     greet_in_domain_language()
@@ -242,6 +248,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     if plan.judge_key_env and os.environ.get(plan.judge_key_env):
         judge_args["api_key"] = os.environ[plan.judge_key_env]
     set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
+    measure_judge()
     tasks, used = {}, set()
     given = plan.task_ids
     for domain, _, _ in plan.units():

@@ -47,6 +47,7 @@ import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from jtau.errors import InputError
+from jtau.retention import usage
 from jtau.retention.canonical import Canonicalizer, localized_space
 from jtau.retention.traces import TRANSLATE
 
@@ -97,6 +98,7 @@ class Group:
     diagnostics: dict = field(default_factory=lambda: defaultdict(list))  # side -> [per-rollout dicts]
     actions: dict = field(default_factory=lambda: defaultdict(dict))  # side -> task -> first replicate's steps
     provenance: dict = field(default_factory=lambda: defaultdict(set))  # side -> {(jtau version, dataset digest)}
+    usage: dict = field(default_factory=lambda: defaultdict(list))  # side -> [each rollout's cost and tokens]
 
     @property
     def key(self) -> tuple:
@@ -131,6 +133,8 @@ def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple
                              f"{benchmark} {trace.language}, task {trace.task_id}, trial {trace.replicate}, seed "
                              f"{trace.seed}, run {trace.run}): a file imported twice? Keep one")
         g.rollouts[side] += 1
+        if trace.usage:
+            g.usage[side].append(trace.usage)
         if trace.jtau or trace.dataset:
             g.provenance[side].add((trace.jtau or "", trace.dataset or ""))
         if trace.thoughts:
@@ -426,6 +430,8 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
         "tool_share": {labels[side]: {tool: k / calls[side] for tool, k in sorted(g.tools[side].items())}
                        for side in (source, target) if side in calls},
         "levels": levels, "warnings": warnings, "comparable": not empty,
+        # what the rollouts cost, per side: agent, customer and judge money and tokens (retention/usage.py)
+        "usage": {labels[side]: usage.total(g.usage[side]) for side in (source, target) if g.usage[side]},
         # which J-tau each side ran on (jtau version, dataset digest), where the rollouts record it
         "provenance": {labels[side]: {"jtau": sorted({v for v, _ in g.provenance[side] if v}),
                                       "dataset": sorted({d for _, d in g.provenance[side] if d})}

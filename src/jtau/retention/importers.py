@@ -31,6 +31,7 @@ from jtau.arms import split_domain
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
 from jtau.limits import check_data
+from jtau.retention import usage
 from jtau.retention.diagnostics import conversation_diagnostics
 from jtau.retention.traces import Trace
 
@@ -203,7 +204,7 @@ def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
         raise InputError(f"{where}.messages: not a list")
     common = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user, retrieval=info.retrieval,
                   reward=None if reward is None else float(reward), origin=where, jtau=info.jtau,
-                  dataset=info.dataset)
+                  dataset=info.dataset, usage=usage.of_simulation(sim))
     meta = (info.model, info.benchmark, info.language, info.temperature, trial, str(task_id))
     if reason in FAILURES or skipped:
         return Trace(*meta, False, [], failure=_clean(reason or "skipped", f"{where}.termination_reason"), **common)

@@ -56,6 +56,35 @@ def reward_line(cell: dict) -> Text:
                 + (f" ({joined(differs, 8)})" if differs else ""))
 
 
+def _cost(value) -> str:
+    return "–" if value is None else f"${value:,.4f}"
+
+
+def _tokens(u: dict, who: str) -> str:
+    prompt, completion = u.get(f"{who}_prompt_tokens"), u.get(f"{who}_completion_tokens")
+    return "–" if prompt is None and completion is None else f"{prompt or 0:,}+{completion or 0:,}"
+
+
+def usage_rows(cell: dict) -> list[list[str]]:
+    """Per side: simulations, agent, customer and judge cost, total, per simulation, tokens."""
+    return [[label, str(u["simulations"]), _cost(u.get("agent_cost")), _cost(u.get("customer_cost")),
+             _cost(u.get("judge_cost")), _cost(u["total_cost"]), _cost(u["cost_per_simulation"]),
+             _tokens(u, "agent"), _tokens(u, "customer"), _tokens(u, "judge")]
+            for label, u in cell.get("usage", {}).items()]
+
+
+USAGE_HEADER = ["side", "simulations", "agent $", "customer $", "judge $", "total $", "$ / simulation",
+                "agent tokens (in+out)", "customer tokens", "judge tokens"]
+
+
+def usage_line(cell: dict) -> Text | None:
+    parts = [f"{label} {_cost(u['total_cost'])} ({_cost(u['cost_per_simulation'])}/sim; agent {_cost(u.get('agent_cost'))}"
+             f", customer {_cost(u.get('customer_cost'))}, judge {_cost(u.get('judge_cost'))}; tokens agent "
+             f"{_tokens(u, 'agent')}, customer {_tokens(u, 'customer')}, judge {_tokens(u, 'judge')})"
+             for label, u in cell.get("usage", {}).items()]
+    return Text("cost  " + "   ".join(parts)) if parts else None
+
+
 def failure_line(cell: dict) -> Text | None:
     shown = [f"{label}: " + ", ".join(f"{reason} {n}" for reason, n in reasons.items())
              for label, reasons in cell["failures_by_language"].items() if reasons]
@@ -108,6 +137,8 @@ def blocks(results: list[dict]) -> Group:
         parts += [header(cell)]
         if "reward" in cell:
             parts.append(reward_line(cell))
+        if (line := usage_line(cell)) is not None:
+            parts.append(line)
         parts.append(level_rows(cell))
         if cell.get("retention_unmeasured"):
             parts.append(Text(f"retention not measured: {cell['retention_unmeasured']}"))
@@ -256,6 +287,8 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
                      ", ".join(f"{k} {n}" for k, n in cell["failures_by_language"].get(label, {}).items()) or "–"]
                     for label, r in cell["reward"].items()]
             lines += _md_table(["side", "reward", "simulations", *(f"pass^{k}" for k in ks), "failed", "failures"], rows)
+        if cell.get("usage"):
+            lines += _md_table(USAGE_HEADER, usage_rows(cell))
         rows = [[level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
                  _f(n["retention_matched"]) + _ci(n["retention_matched_ci"]), _f(n["gap_raw"]) + _ci(n["gap_raw_ci"]),
                  _f(n["gap_matched"]) + _ci(n["gap_matched_ci"]), _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"])]

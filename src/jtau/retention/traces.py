@@ -39,6 +39,7 @@ import orjson
 from jtau.errors import InputError
 from jtau.jsonpath import format_path
 from jtau.limits import MAX_COUNT, Numbers, check_data
+from jtau.retention.usage import KEYS as USAGE_KEYS
 
 # A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
@@ -70,6 +71,7 @@ class Trace:
     origin: str = field(default="", compare=False)  # file:line it was read from (not written)
     jtau: str | None = None     # jtau's version, where the run recorded it
     dataset: str | None = None  # the J-tau dataset digest of the rollout's domain
+    usage: dict | None = None   # cost and tokens of the agent, the customer, the judge (retention/usage.py)
 
     def __post_init__(self):
         if not self.parsed and self.failure is None:
@@ -82,7 +84,7 @@ class Trace:
 
     def to_json(self) -> bytes:
         data = {name: getattr(self, name) for name in FIELDS}
-        for name in ("seed", "reward", "diagnostics", *OPTIONAL_TEXT):
+        for name in ("seed", "reward", "diagnostics", "usage", *OPTIONAL_TEXT):
             value = getattr(self, name)
             if value is not None and not (name == "failure" and value == UNPARSED and not self.parsed):
                 data[name] = value
@@ -134,6 +136,11 @@ def check(data, where: str, text: str | None = None) -> Trace:
             isinstance(v, int) and 0 <= v <= MAX_COUNT for v in diagnostics.values())):
         raise InputError(f"{where}: diagnostics must be an object of counts (integers from 0 to {MAX_COUNT:,}, "
                          "or true/false)")
+    usage = data.get("usage")
+    if usage is not None and (not isinstance(usage, dict) or set(usage) - set(USAGE_KEYS) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in usage.values())):
+        raise InputError(f"{where}: usage must be an object of amounts and token counts (0 or more) named "
+                         f"{', '.join(USAGE_KEYS)}")
     failure = _text(data, "failure", where)
     if failure == "":
         raise InputError(f"{where}: failure must be a non-empty string")
@@ -151,7 +158,7 @@ def check(data, where: str, text: str | None = None) -> Trace:
                  _number(data.get("seed"), "seed", where, integer=True, optional=True),
                  _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
                  _text(data, "retrieval", where), reward, failure, diagnostics, where,
-                 _text(data, "jtau", where), _text(data, "dataset", where))
+                 _text(data, "jtau", where), _text(data, "dataset", where), usage)
 
 
 def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
