@@ -372,3 +372,24 @@ def test_the_judges_cost_and_tokens_are_recorded_where_jtau_calls_it(tmp_path):
     assert meta["nl_assertions"] == 1
     assert meta["judge_usage"]["judge_prompt_tokens"] >= 1 and meta["judge_usage"]["judge_cost"] >= 0
     assert result.sides[0]["reward"] == 1.0
+
+
+def test_a_dry_run_counts_the_plan_and_projects_an_earlier_experiments_cost(tmp_path):
+    """--dry-run runs and writes nothing: each side's tasks x trials; --like DIR projects cost and
+    time from what that experiment's simulations cost and took (here: 1.5 cents and 2 s each)."""
+    calibrated(tmp_path, "airline", ["en", "ja"], ["user_simulator_ja"], task_ids=["1", "2"], trials=1)
+    for path in (tmp_path / "exp" / "simulations").glob("*/*/*.json"):
+        record = json.loads(path.read_text())
+        record["simulation"].update(agent_cost=0.01, user_cost=0.005, duration=2.0)
+        path.write_text(json.dumps(record))
+    out = tmp_path / "next"
+    result = jtau("experiment", "run", "--out", str(out), "--domains", "airline", "--agent-llm", "gpt-4.1",
+                  "--user-llm", "gpt-4.1", "--arms", "en,ja", "--trials", "4", "--dry-run", "--like",
+                  str(tmp_path / "exp"), "--concurrency", "5")
+    assert result.returncode == 0, result.stderr
+    assert not out.exists()
+    assert "50 tasks x 4 trials = 200 simulations; $3.00" in result.stdout
+    assert "400 simulations; projected $6.00, 0.0 h at --concurrency 5 (measured on 4 simulations" in result.stdout
+    refused = jtau("experiment", "run", "--out", str(out), "--domains", "airline", "--agent-llm", "m",
+                   "--user-llm", "m", "--like", str(tmp_path / "exp"))
+    assert refused.returncode == 2 and "--like projects a --dry-run" in refused.stderr

@@ -91,6 +91,10 @@ def run(
     concurrency: Annotated[int, typer.Option(min=1, help="Simulations at a time.")] = 4,
     max_retries: Annotated[int, typer.Option(min=0, help="Tries again a simulation that raised, then records it "
                                                          "as a failure.")] = 3,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Count the plan's simulations per side; run and write "
+                                                            "nothing.")] = False,
+    like: Annotated[Optional[Path], typer.Option("--like", help="With --dry-run: an earlier experiment folder whose "
+                                                               "simulations project cost and time.")] = None,
 ) -> None:
     """Run the plan's simulations into the experiment folder; run it again to continue it."""
     try:
@@ -117,6 +121,11 @@ def run(
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             where = ".".join(str(p) for p in first["loc"])
             raise InputError(f"--{where.replace('_', '-')}: {first['msg'].removeprefix('Value error, ')}") from None
+        if like is not None and not dry_run:
+            raise InputError("--like projects a --dry-run: give --dry-run too")
+        if dry_run:
+            _dry_run(plan, like, concurrency)
+            return
         from jtau.write import ensure_writable
 
         ensure_writable(out)
@@ -133,6 +142,39 @@ def run(
              f"jtau experiment report {out}")
     except JtauError as exc:
         fail(exc)
+
+
+def _dry_run(plan, like: Path | None, concurrency: int) -> None:
+    """The plan's simulations per side and, measured on `like`, their projected cost and time."""
+    from jtau.cli.common import facts, out_console
+    from jtau.experiment import estimate
+    from jtau.experiment.runner import prepare
+
+    tasks, _ = prepare(plan)
+    sides = estimate.count(plan, tasks)
+    measured = estimate.measure(like) if like is not None else None
+    if measured:
+        estimate.project(sides, measured)
+    table = facts("jtau experiment run --dry-run" + (f" --like {like}" if like else ""))
+    for side in sides:
+        projected = ""
+        if measured:
+            cost = "cost not recorded" if side.cost is None else f"${side.cost:,.2f}"
+            time = "" if side.seconds is None else f", {side.seconds / 3600:,.1f} h of simulation"
+            projected = f"; {cost}{time}"
+        table.add_row(f"{side.domain} {side.user}", f"{side.tasks} tasks x {plan.trials} trials = "
+                      f"{side.simulations:,} simulations{projected}")
+    total = sum(side.simulations for side in sides)
+    summary = f"{total:,} simulations"
+    if measured:
+        costs = [side.cost for side in sides if side.cost is not None]
+        seconds = [side.seconds for side in sides if side.seconds is not None]
+        summary += (f"; projected ${sum(costs):,.2f}" if costs else "; cost not recorded in --like")
+        summary += (f", {sum(seconds) / concurrency / 3600:,.1f} h at --concurrency {concurrency}" if seconds else "")
+        summary += f" (measured on {measured[None].simulations:,} simulations of {like})"
+    table.add_row("total", summary)
+    out_console.print(table)
+    done(f"dry run: {summary}; nothing run, nothing written", "drop --dry-run to run it")
 
 
 @experiment_app.command("report")
