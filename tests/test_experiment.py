@@ -410,3 +410,32 @@ def test_a_runtime_the_results_file_does_not_say_is_unknown_never_guessed(tmp_pa
     data["info"]["retrieval_config"] = None
     (tmp_path / "one.json").write_text(json.dumps(data))
     assert {t.runtime for t in from_tau2_results(tmp_path / "one.json")} == {"tau2-bench 1.0.1"}
+
+
+def test_a_signature_tells_the_same_protocol_from_another(tmp_path):
+    """Two experiments of one plan sign alike; the sides differ where what they ran differs (the arm,
+    its data and the prompts shown); each prompt is kept once beside the results; a results file
+    that records no prompts signs `prompts:unknown`."""
+    from jtau.experiment.load import experiment_traces
+
+    signs = []
+    for name in ("first", "second"):
+        calibrated(tmp_path / name, "airline", ["en", "ja"], ["user_simulator_ja"], task_ids=["1"], trials=2)
+        _, traces = experiment_traces(tmp_path / name / "exp")
+        [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+        signs.append(cell["signatures"])
+    assert signs[0] == signs[1]
+    en, ja = signs[0]["en"].split("|"), signs[0]["ja"].split("|")
+    assert [field.split(":")[0] for field in en] == ["jtau", "tau2", "data", "arm", "user", "agent", "T", "seeds",
+                                                     "trials", "prompts"]
+    assert {a.split(":")[0] for a, b in zip(en, ja) if a != b} == {"data", "arm", "user", "prompts"}
+    assert "trials:2" in en and "prompts:unknown" not in signs[0]["en"]
+    kept = sorted((tmp_path / "first" / "exp" / "prompts").glob("*.txt"))
+    record = json.loads(next((tmp_path / "first" / "exp" / "simulations").glob("airline_ja/*/*.json")).read_text())
+    assert {f"{h}.txt" for hashes in record["jtau"]["prompts"].values() for h in hashes} <= {p.name for p in kept}
+    assert any("ポリシー" in p.read_text() or "方針" in p.read_text() for p in kept)  # J-tau's policy, as shown
+    sims = [_sim("0", r, 10 + r, ["a"]) for r in (0, 1)]
+    imported = from_tau2_results(_results(tmp_path, "en.json", "bench_en", sims)) + \
+        from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", sims))
+    [cell] = analyze(imported, Canonicalizer(MAPS), "en", None, 50, 0)
+    assert cell["signatures"]["ja"].endswith("|prompts:unknown") and "|tau2:unknown|" in cell["signatures"]["ja"]

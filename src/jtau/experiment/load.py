@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import orjson
@@ -51,6 +52,8 @@ def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
         trace = simulation_trace(simulation, info, int(meta.get("trial") or 0), str(path))
         if meta.get("judge_usage"):  # the NL-assertion judge's cost and tokens, recorded by jtau
             trace.usage = usage.of_simulation(simulation, meta["judge_usage"])
+        if isinstance(meta.get("prompts"), dict):  # the system prompts it ran with, one digest
+            trace.prompts = hashlib.sha256(orjson.dumps(meta["prompts"], option=orjson.OPT_SORT_KEYS)).hexdigest()
         if trace.parsed:
             trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))
         traces.append(trace)

@@ -4,7 +4,10 @@ file a simulation in the experiment folder, resumable.
     EXP/experiment.json                          the plan and where it ran (jtau, J-tau dataset
                                                  digests, tau2 runtime); never a key
     EXP/simulations/<tau2 domain>/<user>/<task>.<trial>.json
-                                                 {"jtau": {...}, "simulation": tau2's SimulationRun}
+                                                 {"jtau": {..., "prompts": {role: [sha256]},
+                                                  "judge_usage"}, "simulation": tau2's SimulationRun}
+    EXP/prompts/<sha256>.txt                     each distinct system prompt shown (agent, customer,
+                                                 judge), once (runtime/calls.py)
 
 A simulation is written once it has ended, atomically; running the same plan in the same folder
 again runs only what is missing (an interrupted experiment continues where it stopped), and a
@@ -34,6 +37,7 @@ from jtau.experiment.plan import Plan, Simulation
 from jtau.secrets import scrub
 
 MANIFEST = "experiment.json"
+PROMPTS = "prompts"  # each distinct prompt a simulation was run with, once: <sha256>.txt
 FORMAT = 1
 FAILED_IN = (("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"), ("/jtau/runtime/user", "user simulator"),
              ("/tau2/evaluator/", "evaluation"), ("/tau2/environment/", "environment"),
@@ -117,14 +121,22 @@ class Runner:
     def done(self, simulation: Simulation) -> bool:
         return (self.folder / simulation.file).is_file()
 
-    def write(self, simulation: Simulation, record: dict, attempts: int, judge: dict | None = None) -> None:
+    def write(self, simulation: Simulation, record: dict, attempts: int, account=None) -> None:
+        """A simulation's file; `account` (runtime/calls.py): the prompts it was run with, each kept
+        once in prompts/<sha256>.txt, and its judge's cost and tokens (tau2 records neither)."""
         from jtau.write import atomic_write
 
         meta = {"domain": simulation.domain, "arm": simulation.arm, "user": simulation.user,
                 "task_id": simulation.task_id, "trial": simulation.trial, "seed": simulation.seed,
                 "attempts": attempts, "nl_assertions": simulation.nl_assertions}
-        if judge:  # the NL-assertion judge's cost and tokens (tau2 records none)
-            meta["judge_usage"] = judge
+        if account is not None and account.prompts:
+            meta["prompts"] = account.prompts
+            for digest, text in account.texts.items():
+                kept = self.folder / PROMPTS / f"{digest}.txt"
+                if not kept.is_file():
+                    atomic_write(kept, text.encode("utf-8"))
+        if account is not None and account.judge:
+            meta["judge_usage"] = account.judge
         atomic_write(self.folder / simulation.file, dumps({"jtau": meta, "simulation": record}))
 
     # --- running ---------------------------------------------------------------------------
@@ -139,21 +151,21 @@ class Runner:
         return out
 
     def attempt(self, simulation: Simulation, task, settings) -> None:
+        from jtau.runtime import calls
         from jtau.runtime.simulate import run_one
-        from jtau.runtime.tau2_entry import judge_usage
 
         error = None
         for attempt in range(1, self.max_retries + 2):
             if self.stop.is_set():
                 return
-            judge_usage(start=True)
+            calls.start()
             try:
                 record = run_one(simulation.domain, task, simulation.user, simulation.seed, settings)
             except Exception as exc:  # noqa: BLE001 - a simulation that raised is a failure, recorded
-                judge_usage()
+                calls.finish()
                 error = (exc, exc.__traceback__, attempt)
                 continue
-            self.write(simulation, record, attempt, judge_usage())
+            self.write(simulation, record, attempt, calls.finish())
             return
         exc, tb, attempts = error
         self.write(simulation, {
@@ -237,8 +249,8 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     J-tau dataset digest).  The sides of one domain run the same task ids."""
     from jtau.dataset_files import dataset_digest
     from jtau.runtime.simulate import redact_run_records
-    from jtau.runtime.tau2_entry import (dataset_folder, greet_in_domain_language, measure_judge, register, set_judge,
-                                         tau2_tasks)
+    from jtau.runtime import calls
+    from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
 
     registered = set(register())
     greet_in_domain_language()
@@ -248,7 +260,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     if plan.judge_key_env and os.environ.get(plan.judge_key_env):
         judge_args["api_key"] = os.environ[plan.judge_key_env]
     set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
-    measure_judge()
+    calls.watch()
     tasks, used = {}, set()
     given = plan.task_ids
     for domain, _, _ in plan.units():

@@ -40,6 +40,7 @@ Definitions (the method's, with the choices jtau adds marked *):
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
@@ -99,6 +100,8 @@ class Group:
     actions: dict = field(default_factory=lambda: defaultdict(dict))  # side -> task -> first replicate's steps
     provenance: dict = field(default_factory=lambda: defaultdict(set))  # side -> {(jtau version, dataset digest)}
     usage: dict = field(default_factory=lambda: defaultdict(list))  # side -> [each rollout's cost and tokens]
+    prompts: dict = field(default_factory=lambda: defaultdict(set))  # side -> {digest of a rollout's prompts}
+    seeds: dict = field(default_factory=lambda: defaultdict(set))    # side -> {seed}
 
     @property
     def key(self) -> tuple:
@@ -135,6 +138,8 @@ def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple
         g.rollouts[side] += 1
         if trace.usage:
             g.usage[side].append(trace.usage)
+        g.prompts[side].add(trace.prompts)
+        g.seeds[side].add(trace.seed)
         if trace.jtau or trace.dataset:
             g.provenance[side].add((trace.jtau or "", trace.dataset or ""))
         if trace.thoughts:
@@ -432,6 +437,7 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
         "levels": levels, "warnings": warnings, "comparable": not empty,
         # what the rollouts cost, per side: agent, customer and judge money and tokens (retention/usage.py)
         "usage": {labels[side]: usage.total(g.usage[side]) for side in (source, target) if g.usage[side]},
+        "signatures": {labels[side]: signature(g, side) for side in (source, target)},
         # which J-tau each side ran on (jtau version, dataset digest), where the rollouts record it
         "provenance": {labels[side]: {"jtau": sorted({v for v, _ in g.provenance[side] if v}),
                                       "dataset": sorted({d for _, d in g.provenance[side] if d})}
@@ -442,6 +448,33 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
 
         cell.update(outcomes(g, source, target, labels, pairs))
     return cell
+
+
+def _digest(values: set, width: int = 12) -> str:
+    """A short digest of a set of values; `unknown` where one of them is unknown (None)."""
+    if not values or None in values:
+        return "unknown"
+    return hashlib.sha256("\n".join(sorted(map(str, values))).encode()).hexdigest()[:width]
+
+
+def signature(g: Group, side: Side) -> str:
+    """One line that says which protocol produced a side's numbers, in the manner of sacrebleu's
+    signatures: two numbers with the same signature come from the same J-tau, tau2, data, arm,
+    customer (and its prompt version), agent model, temperature, seeds, trials and prompts shown.
+    What the rollouts do not record reads `unknown`, never a guess."""
+    from jtau.runtime.user import EN_PROMPT_VERSION
+
+    versions = {v for v, _ in g.provenance[side]} if g.provenance[side] else {None}
+    datasets = {d for _, d in g.provenance[side] if d} or {None}
+    trials = max((len(by_side.get(side, ())) for by_side in g.tasks.values()), default=0)
+    user = side.user or "unknown"
+    if "en-prompt" in user:
+        user += f".v{EN_PROMPT_VERSION}"
+    return "|".join([f"jtau:{','.join(sorted(versions)) if None not in versions else 'unknown'}",
+                     f"tau2:{g.runtime or 'unknown'}",
+                     f"data:{next(iter(datasets))[:12] if len(datasets) == 1 and None not in datasets else _digest(datasets)}",
+                     f"arm:{side.language}", f"user:{user}", f"agent:{g.model}", f"T:{g.temperature:g}",
+                     f"seeds:{_digest(g.seeds[side], 8)}", f"trials:{trials}", f"prompts:{_digest(g.prompts[side])}"])
 
 
 ONE_TRIAL = "two trials per task are needed; each task ran once (reward and diagnostics need no pair)"

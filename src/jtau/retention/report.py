@@ -139,6 +139,8 @@ def blocks(results: list[dict]) -> Group:
             parts.append(reward_line(cell))
         if (line := usage_line(cell)) is not None:
             parts.append(line)
+        for label, line in cell.get("signatures", {}).items():
+            parts.append(Text(f"signature {label}: {line}"))
         parts.append(level_rows(cell))
         if cell.get("retention_unmeasured"):
             parts.append(Text(f"retention not measured: {cell['retention_unmeasured']}"))
@@ -289,6 +291,8 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
             lines += _md_table(["side", "reward", "simulations", *(f"pass^{k}" for k in ks), "failed", "failures"], rows)
         if cell.get("usage"):
             lines += _md_table(USAGE_HEADER, usage_rows(cell))
+        if cell.get("signatures"):
+            lines += [f"Signature of {label}: `{line}`  " for label, line in cell["signatures"].items()] + [""]
         rows = [[level, str(n["tasks"]), _f(n["iwithin"]), _f(n["icross"]), _f(n["retention"]),
                  _f(n["retention_matched"]) + _ci(n["retention_matched_ci"]), _f(n["gap_raw"]) + _ci(n["gap_raw_ci"]),
                  _f(n["gap_matched"]) + _ci(n["gap_matched_ci"]), _f(n["gap_corrected"]) + _ci(n["gap_corrected_ci"])]

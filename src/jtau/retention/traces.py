@@ -45,7 +45,7 @@ from jtau.retention.usage import KEYS as USAGE_KEYS
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
 
 FIELDS = ("model", "benchmark", "language", "temperature", "replicate", "task_id", "parsed", "actions")
-OPTIONAL_TEXT = ("run", "runtime", "user", "retrieval", "failure", "thoughts", "jtau", "dataset")
+OPTIONAL_TEXT = ("run", "runtime", "user", "retrieval", "failure", "thoughts", "jtau", "dataset", "prompts")
 UNPARSED = "unparsed"
 
 
@@ -72,6 +72,7 @@ class Trace:
     jtau: str | None = None     # jtau's version, where the run recorded it
     dataset: str | None = None  # the J-tau dataset digest of the rollout's domain
     usage: dict | None = None   # cost and tokens of the agent, the customer, the judge (retention/usage.py)
+    prompts: str | None = None  # SHA-256 of the system prompts the rollout ran with (experiment/load.py)
 
     def __post_init__(self):
         if not self.parsed and self.failure is None:
@@ -158,7 +159,7 @@ def check(data, where: str, text: str | None = None) -> Trace:
                  _number(data.get("seed"), "seed", where, integer=True, optional=True),
                  _text(data, "run", where), _text(data, "runtime", where), _text(data, "user", where),
                  _text(data, "retrieval", where), reward, failure, diagnostics, where,
-                 _text(data, "jtau", where), _text(data, "dataset", where), usage)
+                 _text(data, "jtau", where), _text(data, "dataset", where), usage, _text(data, "prompts", where))
 
 
 def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:

@@ -205,50 +205,6 @@ def set_judge(model: str | None, llm_args: str | None) -> None:
         config.DEFAULT_LLM_NL_ASSERTIONS = judge.DEFAULT_LLM_NL_ASSERTIONS = model
 
 
-_JUDGE = threading.local()  # the NL-assertion judge's cost and tokens of this thread's simulation
-
-
-def measure_judge() -> None:
-    """Record what tau2 1.0.1's NL-assertion judge costs: its `generate` is wrapped to add each
-    answer's cost and tokens to the calling thread's account (`judge_usage`).  tau2 records the
-    agent's and the customer's cost, never the judge's.  Without the judge (26.3) nothing happens."""
-    try:
-        from tau2.evaluator import evaluator_nl_assertions as judge
-    except ImportError:
-        return
-    if getattr(judge.generate, "jtau_measured", False):
-        return
-    original = judge.generate
-
-    def generate(*args, **kwargs):
-        message = original(*args, **kwargs)
-        account = getattr(_JUDGE, "usage", None)
-        if account is not None:
-            account["judge_calls"] = account.get("judge_calls", 0) + 1
-            if isinstance(getattr(message, "cost", None), (int, float)):
-                account["judge_cost"] = account.get("judge_cost", 0.0) + message.cost
-            tokens = getattr(message, "usage", None) or {}
-            for kind in ("prompt", "completion"):
-                if isinstance(tokens.get(f"{kind}_tokens"), int):
-                    account[f"judge_{kind}_tokens"] = account.get(f"judge_{kind}_tokens", 0) + tokens[f"{kind}_tokens"]
-        return message
-
-    generate.jtau_measured = True
-    judge.generate = generate
-
-
-def judge_usage(start: bool = False) -> dict | None:
-    """`start`: open this thread's judge account; else close it and return what it holds (None: no call)."""
-    if start:
-        _JUDGE.usage = {}
-        return None
-    account, _JUDGE.usage = getattr(_JUDGE, "usage", None), None
-    if not account:
-        return None
-    account.pop("judge_calls", None)
-    return account
-
-
 def run_tau2(args: list[str], note=None) -> None:
     """Register J-tau, then hand `args` to tau2's command line (`tau2 run ...`).  A `run`'s results
     file gets J-tau's name, version and dataset digest (runtime/provenance.py); one whose results
