@@ -91,6 +91,9 @@ def run(
     concurrency: Annotated[int, typer.Option(min=1, help="Simulations at a time.")] = 4,
     max_retries: Annotated[int, typer.Option(min=0, help="Tries again a simulation that raised, then records it "
                                                          "as a failure.")] = 3,
+    shard: Annotated[Optional[str], typer.Option("--shard", help="Run part K of N of the plan (K/N, 0 <= K < N: "
+                                                                "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT); "
+                                                                "shards share --out or write one folder each.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Count the plan's simulations per side; run and write "
                                                             "nothing.")] = False,
     like: Annotated[Optional[Path], typer.Option("--like", help="With --dry-run: an earlier experiment folder whose "
@@ -121,6 +124,9 @@ def run(
             first = errors[0] if errors else {"loc": (), "msg": str(exc)}
             where = ".".join(str(p) for p in first["loc"])
             raise InputError(f"--{where.replace('_', '-')}: {first['msg'].removeprefix('Value error, ')}") from None
+        from jtau.experiment.runner import parse_shard
+
+        part = parse_shard(shard) if shard is not None else (0, 1)
         if like is not None and not dry_run:
             raise InputError("--like projects a --dry-run: give --dry-run too")
         if dry_run:
@@ -132,13 +138,14 @@ def run(
         bar, update = _progress("simulations")
         try:
             with bar:
-                progress = run_experiment(out, plan, concurrency, max_retries, update)
+                progress = run_experiment(out, plan, concurrency, max_retries, update, part)
         except KeyboardInterrupt:
             written = len(list((out / "simulations").glob("*/*/*.json")))
             say_error(f"interrupted: {written} simulations are written in {out}; run the same command to continue")
             raise typer.Exit(130) from None
         failed = f", {progress.failed} of them failures" if progress.failed else ""
-        done(f"experiment {out}: {progress.done}/{progress.total} simulations ({progress.ran} run now{failed})",
+        which = f" shard {part[0]}/{part[1]}" if shard is not None else ""
+        done(f"experiment {out}{which}: {progress.done}/{progress.total} simulations ({progress.ran} run now{failed})",
              f"jtau experiment report {out}")
     except JtauError as exc:
         fail(exc)
@@ -179,7 +186,8 @@ def _dry_run(plan, like: Path | None, concurrency: int) -> None:
 
 @experiment_app.command("report")
 def report(
-    folder: Annotated[Path, typer.Argument(help="An experiment folder (jtau experiment run --out).")],
+    folders: Annotated[list[Path], typer.Argument(help="An experiment folder (jtau experiment run --out), or the "
+                                                       "folders of its shards.")],
     json_file: Annotated[Optional[Path], typer.Option("--json", help="Every number as JSON (default: FOLDER/report.json).")] = None,
     markdown_file: Annotated[Optional[Path], typer.Option("--markdown", help="The Markdown report (default: FOLDER/report.md).")] = None,
     plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw reward and retention per cell (PNG).")] = None,
@@ -191,14 +199,16 @@ def report(
         from jtau.cli.retention import analysed, check_outputs, show_and_write
         from jtau.experiment.load import experiment_traces
 
+        folder = folders[0]
         json_file, markdown_file = json_file or folder / "report.json", markdown_file or folder / "report.md"
         check_outputs(json_file, markdown_file, plot_file)
-        manifest, traces = experiment_traces(folder)
+        manifest, traces = experiment_traces(*folders)
         if not traces:
             raise InputError(f"{folder}: no simulation written yet; run: jtau experiment run --out {folder} ...")
-        results = analysed(traces, permutations=permutations, bootstrap=bootstrap, where=str(folder))
+        where = ", ".join(map(str, folders))
+        results = analysed(traces, permutations=permutations, bootstrap=bootstrap, where=where)
         show_and_write(results, manifest, json_file, markdown_file, plot_file)
-        done(f"report of {folder}: {len(results['cells'])} cells, {len(traces)} simulations; written {markdown_file} "
+        done(f"report of {where}: {len(results['cells'])} cells, {len(traces)} simulations; written {markdown_file} "
              f"and {json_file}", f"read {markdown_file}")
     except JtauError as exc:
         fail(exc)

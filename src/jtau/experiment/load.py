@@ -32,8 +32,34 @@ def takes_retrieval(domain: str) -> bool:
     return bool(found and RUNTIME[found[0]].retrieval)
 
 
-def experiment_traces(folder: Path) -> tuple[dict, list[Trace]]:
-    """(manifest, traces) of an experiment folder, in a stable order."""
+def experiment_traces(*folders: Path) -> tuple[dict, list[Trace]]:
+    """(manifest, traces) of an experiment folder, in a stable order; of several (one a shard, or
+    one experiment written in parts), as one experiment: folders of different plans, datasets or
+    tau2, or one simulation in two folders, are refused naming them."""
+    manifest, traces = _one(folders[0])
+    seen = {Path(t.origin).relative_to(folders[0]): t.origin for t in traces}
+    if len(folders) == 1:
+        return manifest, traces
+    for folder in folders[1:]:
+        other, more = _one(folder)
+        for key in ("plan", "datasets", "runtime"):
+            if other.get(key) != manifest.get(key):
+                raise InputError(f"{folder} and {folders[0]} are not one experiment: their {key} differ; report them "
+                                 "apart")
+        for trace in more:
+            name = Path(trace.origin).relative_to(folder)
+            if name in seen:
+                raise InputError(f"{trace.origin}: the same simulation as {seen[name]}: two folders ran it (a shard "
+                                 "run twice?); keep one")
+            seen[name] = trace.origin
+        traces += more
+    # in the order one folder would hold them: the numbers do not depend on how it was split
+    where = {origin: name for name, origin in seen.items()}
+    return manifest, sorted(traces, key=lambda t: where[t.origin])
+
+
+def _one(folder: Path) -> tuple[dict, list[Trace]]:
+    """(manifest, traces) of one experiment folder, in a stable order."""
     manifest = read_manifest(folder)
     plan = manifest["plan"]
     temperature = temperature_of(plan, str(folder / "experiment.json"))

@@ -19,12 +19,12 @@ empty conversation; the other simulations go on.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import queue
 import threading
 import time
 import traceback
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,8 +93,8 @@ class Runner:
     """Run a plan's simulations into a folder (`run()`), `concurrency` at a time."""
 
     def __init__(self, folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,
-                 on_progress: Callable[[Progress], None] | None = None):
-        self.folder, self.plan = folder, plan
+                 on_progress: Callable[[Progress], None] | None = None, shard: tuple[int, int] = (0, 1)):
+        self.folder, self.plan, self.shard = folder, plan, shard
         self.concurrency, self.max_retries = max(1, concurrency), max(0, max_retries)
         self.on_progress = on_progress or (lambda progress: None)
         self.stop = threading.Event()
@@ -102,20 +102,28 @@ class Runner:
     # --- the folder ------------------------------------------------------------------------
 
     def open(self, datasets: dict) -> dict:
-        """Create the experiment or check that the folder holds this plan."""
-        path = self.folder / MANIFEST
-        if path.exists():
-            manifest = read_manifest(self.folder)
-            if manifest["plan"] != self.plan.identity():
-                raise InputError(f"{self.folder} holds another experiment ({first_difference(manifest['plan'], self.plan.identity())}); "
-                                 "give another --out, or the same options to continue it")
-            return manifest
-        from jtau.write import atomic_write
+        """Create the experiment or check that the folder holds this plan (and these datasets).
+        Created once: shards that start together on a shared file system write it once between
+        them, and each checks the one that was written."""
+        from jtau.write import create_once
 
-        manifest = {"format": FORMAT, "id": uuid.uuid4().hex[:12], "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                    "jtau": __version__, "runtime": self.plan.runtime, "plan": self.plan.identity(),
-                    "datasets": datasets}
-        atomic_write(path, dumps(manifest))
+        path = self.folder / MANIFEST
+        if not path.exists():
+            # the id is the plan's, so that shards written to separate folders are one run
+            identity = orjson.dumps({"plan": self.plan.identity(), "datasets": datasets, "runtime": self.plan.runtime},
+                                    option=orjson.OPT_SORT_KEYS)
+            manifest = {"format": FORMAT, "id": hashlib.sha256(identity).hexdigest()[:12],
+                        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "jtau": __version__,
+                        "runtime": self.plan.runtime, "plan": self.plan.identity(), "datasets": datasets}
+            if create_once(path, dumps(manifest)):
+                return manifest
+        manifest = read_manifest(self.folder)
+        if manifest["plan"] != self.plan.identity():
+            raise InputError(f"{self.folder} holds another experiment ({first_difference(manifest['plan'], self.plan.identity())}); "
+                             "give another --out, or the same options to continue it")
+        if manifest.get("datasets") != datasets or manifest.get("runtime") != self.plan.runtime:
+            raise InputError(f"{self.folder}: its experiment ran on other J-tau data or another tau2 "
+                             f"({manifest.get('runtime')}); run this one with another --out")
         return manifest
 
     def done(self, simulation: Simulation) -> bool:
@@ -142,13 +150,13 @@ class Runner:
     # --- running ---------------------------------------------------------------------------
 
     def simulations(self, tasks: dict[str, list]) -> list[tuple[Simulation, object]]:
-        """Every (simulation, tau2 task) of the plan, trial by trial."""
+        """Every (simulation, tau2 task) of the plan, trial by trial; with a shard, its part."""
         out = []
         for trial, seed in enumerate(self.plan.seeds()):
             for domain, arm, user in self.plan.units():
                 for task in tasks[domain]:
                     out.append((Simulation(domain, arm, user, str(task.id), trial, seed, judge_expected(task)), task))
-        return out
+        return shard_of(out, self.shard)
 
     def attempt(self, simulation: Simulation, task, settings) -> None:
         from jtau.runtime import calls
@@ -230,6 +238,23 @@ class Runner:
         return record.get("simulation", {}).get("termination_reason") in FAILURES
 
 
+def shard_of(planned: list, shard: tuple[int, int]) -> list:
+    """Shard K of N of the plan's simulations: every N-th in the order of their files, from the K-th.
+    Every shard computes the same partition from the plan alone; the N shards hold each simulation
+    once, and their sizes differ by one at most."""
+    k, n = shard
+    ordered = sorted(planned, key=lambda item: item[0].file)
+    return ordered[k::n]
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/N` (0 <= K < N; Slurm's `$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT`)."""
+    k, slash, n = text.partition("/")
+    if not slash or not k.strip().isdigit() or not n.strip().isdigit() or not 0 <= int(k) < int(n):
+        raise InputError(f"--shard {text!r}: K/N with 0 <= K < N (as $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)")
+    return int(k), int(n)
+
+
 def quiet_litellm() -> None:
     """litellm prints a feedback banner for every failed call; the experiment records failures."""
     import litellm
@@ -299,12 +324,12 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
 
 
 def run_experiment(folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,
-                   on_progress: Callable[[Progress], None] | None = None) -> Progress:
+                   on_progress: Callable[[Progress], None] | None = None, shard: tuple[int, int] = (0, 1)) -> Progress:
     """Register, load, and run what the folder lacks (see the module docstring)."""
     from jtau.runtime.simulate import Settings
 
     tasks, datasets = prepare(plan)
     settings = Settings(plan.agent, plan.agent_llm, plan.agent_llm_args, plan.user_llm, plan.user_llm_args,
                         plan.max_steps, plan.max_errors, plan.retrieval_config, plan.agent_key_env, plan.user_key_env)
-    runner = Runner(folder, plan, concurrency, max_retries, on_progress)
+    runner = Runner(folder, plan, concurrency, max_retries, on_progress, shard)
     return runner.run(tasks, settings, datasets)

@@ -62,6 +62,27 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def create_once(path: Path, data: bytes) -> bool:
+    """Write `path` whole unless it exists, atomically also against another process doing the same
+    (a hard link fails where the name is taken, on a shared file system too): True if this call
+    created it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o666 & ~_UMASK)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return False
+        return True
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
 def ensure_writable(path: Path, folder: bool = True) -> None:
     """Fail before long work, not after it: `path` (a folder, or a file's folder) can be
     created and written.  Creates nothing: the probe file goes into the nearest folder that
