@@ -92,3 +92,8 @@ def arm_domain(base: str, arm: str) -> str:
     if arm not in ARMS:
         raise ValueError(f"unknown arm {arm!r}; arms: {', '.join(ARMS)}")
     return f"{base}_{arm}"
+
+
+# The version of the directive the English-prompted customer (user_simulator_ja-en-prompt) reads
+# (runtime/user.py writes it; a report's signature names it without importing tau2).
+EN_PROMPT_VERSION = "2"

@@ -39,7 +39,8 @@ from jtau.secrets import scrub
 MANIFEST = "experiment.json"
 PROMPTS = "prompts"  # each distinct prompt a simulation was run with, once: <sha256>.txt
 FORMAT = 1
-FAILED_IN = (("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"), ("/jtau/runtime/user", "user simulator"),
+# (runtime/calls.py wraps the models' calls: its frame is its caller's, not a place of its own)
+FAILED_IN = (("/jtau/runtime/calls.py", None), ("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"), ("/jtau/runtime/user", "user simulator"),
              ("/tau2/evaluator/", "evaluation"), ("/tau2/environment/", "environment"),
              ("/tau2/domains/", "environment"), ("/jtau/runtime/", "environment"))
 
@@ -76,7 +77,7 @@ def failed_in(tb) -> str:
         name = frame.filename.replace("\\", "/")
         for part, label in FAILED_IN:
             if part in name:
-                where = label
+                where = label or where
                 break
     return where
 

@@ -214,15 +214,74 @@ def different_seeds(a: Entry, b: Entry) -> bool:
 
 @dataclass
 class Pairs:
-    """Per task (in task order): within and cross agreements with their length buckets."""
-    within: list[list[tuple[float, int]]] = field(default_factory=list)
-    cross: list[list[tuple[float, int]]] = field(default_factory=list)
+    """Per task (in task order): within and cross agreements, each with its length bucket and how
+    many pairs of rollouts have it."""
+    within: list[list[tuple[float, int, int]]] = field(default_factory=list)
+    cross: list[list[tuple[float, int, int]]] = field(default_factory=list)
     within_source: list[float] = field(default_factory=list)   # per task means
     within_target: list[float] = field(default_factory=list)
     cross_by_task: dict = field(default_factory=dict)          # task -> mean cross agreement
     within_by_task: dict = field(default_factory=dict)         # task -> mean within agreement
     within_source_by_task: dict = field(default_factory=dict)  # task -> mean within agreement of the source
     empty: int = 0
+
+
+def _within(reps: list[tuple], out: "Pairs") -> tuple[list[tuple[float, int, int]], float, int]:
+    """Every pair of a side's replicates (in order: the bucket is the earlier one's length) as
+    (agreement, bucket, how many pairs), computed once per distinct pair of token sequences (100
+    replicates of a task that took 8 routes: 36 comparisons, not 4,950); with the sum and count."""
+    seen: Counter = Counter()
+    ordered: Counter = Counter()  # (earlier, later) -> pairs
+    for tokens in reps:
+        for earlier, n in seen.items():
+            ordered[(earlier, tokens)] += n
+        seen[tokens] += 1
+    pairs, total, count, cache = [], 0.0, 0, {}
+    for (a, b), n in ordered.items():
+        key = (a, b) if a <= b else (b, a)
+        if key not in cache:
+            cache[key] = agreement(a, b)
+        value = cache[key]
+        if value is None:
+            out.empty += n
+            continue
+        pairs.append((value, _bucket(a), n))
+        total += value * n
+        count += n
+    return pairs, total, count
+
+
+def _cross(sources: list[Entry], targets: list[Entry], level: int, map_source: bool, map_target: bool,
+           out: "Pairs") -> list[tuple[float, int, int]]:
+    """Every cross-seed pair (source, target) as (agreement, bucket, how many pairs), computed once
+    per distinct pair of token sequences: all pairs by distinct sequences, less the same-seed ones."""
+    a_tokens = [level_tokens(a, level, map_source) for a in sources]
+    b_tokens = [level_tokens(b, level, map_target) for b in targets]
+    counts: Counter = Counter()
+    for ta in Counter(a_tokens).items():
+        for tb in Counter(b_tokens).items():
+            counts[(ta[0], tb[0])] += ta[1] * tb[1]
+    by_seed: dict = defaultdict(list)
+    by_replicate: dict = defaultdict(list)
+    for b, tb in zip(targets, b_tokens):
+        (by_seed[b.seed] if b.seed is not None else by_replicate[b.replicate]).append(tb)
+    for a, ta in zip(sources, a_tokens):  # the pairs that are not cross-seed (different_seeds)
+        same = by_seed.get(a.seed, []) if a.seed is not None else []
+        same = same + by_replicate.get(a.replicate, []) + (
+            [tb for b, tb in zip(targets, b_tokens) if a.seed is None and b.seed is not None
+             and b.replicate == a.replicate])
+        for tb in same:
+            counts[(ta, tb)] -= 1
+    pairs = []
+    for (ta, tb), n in counts.items():
+        if n <= 0:
+            continue
+        value = agreement(ta, tb)
+        if value is None:
+            out.empty += n
+            continue
+        pairs.append((value, _bucket(ta), n))
+    return pairs
 
 
 def collect(g: Group, level: int, source: Side, target: Side) -> Pairs:
@@ -232,41 +291,30 @@ def collect(g: Group, level: int, source: Side, target: Side) -> Pairs:
     for task_id, sides in g.tasks.items():
         within, by_side = [], {}
         for side in (source, target):
-            reps = [e for _, e in sorted(sides.get(side, {}).items(), key=lambda kv: str(kv[0]))
+            reps = [level_tokens(e, level, False) for _, e in sorted(sides.get(side, {}).items(),
+                                                                       key=lambda kv: str(kv[0]))
                     if e.tokens is not None]
-            values = []
-            for i in range(len(reps)):
-                for j in range(i + 1, len(reps)):
-                    a, b = level_tokens(reps[i], level, False), level_tokens(reps[j], level, False)
-                    value = agreement(a, b)
-                    if value is None:
-                        out.empty += 1
-                        continue
-                    values.append(value)
-                    within.append((value, _bucket(a)))
-            by_side[side] = values
-        cross = []
-        for a in sides.get(source, {}).values():
-            for b in sides.get(target, {}).values():
-                if a.tokens is None or b.tokens is None or not different_seeds(a, b):
-                    continue
-                ta, tb = level_tokens(a, level, map_source), level_tokens(b, level, map_target)
-                value = agreement(ta, tb)
-                if value is None:
-                    out.empty += 1
-                    continue
-                cross.append((value, _bucket(ta)))
+            pairs, total, count = _within(reps, out)
+            within += pairs
+            by_side[side] = (total, count)
+        cross = _cross([a for a in sides.get(source, {}).values() if a.tokens is not None],
+                       [b for b in sides.get(target, {}).values() if b.tokens is not None],
+                       level, map_source, map_target, out)
         if within and cross:
             out.within.append(within)
             out.cross.append(cross)
-            out.within_by_task[task_id] = sum(v for v, _ in within) / len(within)
-            out.cross_by_task[task_id] = sum(v for v, _ in cross) / len(cross)
-            if by_side[source]:
-                out.within_source.append(sum(by_side[source]) / len(by_side[source]))
+            out.within_by_task[task_id] = _weighted_mean(within)
+            out.cross_by_task[task_id] = _weighted_mean(cross)
+            if by_side[source][1]:
+                out.within_source.append(by_side[source][0] / by_side[source][1])
                 out.within_source_by_task[task_id] = out.within_source[-1]
-            if by_side[target]:
-                out.within_target.append(sum(by_side[target]) / len(by_side[target]))
+            if by_side[target][1]:
+                out.within_target.append(by_side[target][0] / by_side[target][1])
     return out
+
+
+def _weighted_mean(pairs: list[tuple[float, int, int]]) -> float:
+    return sum(v * n for v, _, n in pairs) / sum(n for _, _, n in pairs)
 
 
 def _matrices(p: Pairs) -> tuple[np.ndarray, ...]:
@@ -274,12 +322,12 @@ def _matrices(p: Pairs) -> tuple[np.ndarray, ...]:
     shape = (len(p.within), MAX_BUCKET + 1)
     ws, wn, cs, cn = (np.zeros(shape) for _ in range(4))
     for t, (within, cross) in enumerate(zip(p.within, p.cross)):
-        for value, bucket in within:
-            ws[t, bucket] += value
-            wn[t, bucket] += 1
-        for value, bucket in cross:
-            cs[t, bucket] += value
-            cn[t, bucket] += 1
+        for value, bucket, n in within:
+            ws[t, bucket] += value * n
+            wn[t, bucket] += n
+        for value, bucket, n in cross:
+            cs[t, bucket] += value * n
+            cn[t, bucket] += n
     return ws, wn, cs, cn
 
 
@@ -355,8 +403,8 @@ def _ci(samples: np.ndarray) -> list[float] | None:
 def level_numbers(g: Group, level: int, source: Side, target: Side, permutations: int, bootstrap: int,
                   rng: np.random.Generator, baseline: str = "pooled", pairs: Pairs | None = None) -> dict:
     p = pairs or collect(g, level, source, target)
-    within_task = np.array([sum(v for v, _ in w) / len(w) for w in p.within])  # plain Python: tiny lists
-    cross_task = np.array([sum(v for v, _ in c) / len(c) for c in p.cross])
+    within_task = np.array([_weighted_mean(w) for w in p.within])  # plain Python: tiny lists
+    cross_task = np.array([_weighted_mean(c) for c in p.cross])
     iw_pooled, ic = _mean(within_task), _mean(cross_task)
     iw_source, iw_target = _mean(p.within_source), _mean(p.within_target)
     iw = {"pooled": iw_pooled, "source": iw_source, "target": iw_target}[baseline]
@@ -462,7 +510,7 @@ def signature(g: Group, side: Side) -> str:
     signatures: two numbers with the same signature come from the same J-tau, tau2, data, arm,
     customer (and its prompt version), agent model, temperature, seeds, trials and prompts shown.
     What the rollouts do not record reads `unknown`, never a guess."""
-    from jtau.runtime.user import EN_PROMPT_VERSION
+    from jtau.arms import EN_PROMPT_VERSION
 
     versions = {v for v, _ in g.provenance[side]} if g.provenance[side] else {None}
     datasets = {d for _, d in g.provenance[side] if d} or {None}

@@ -28,12 +28,11 @@ from importlib import resources
 
 from tau2.user.user_simulator import UserSimulator
 
-from jtau.arms import arm_domain, english_twin, split_domain
+from jtau.arms import EN_PROMPT_VERSION, arm_domain, english_twin, split_domain
 from jtau.errors import InputError
 
 NAME = "user_simulator_ja"
 EN_PROMPT = "user_simulator_ja-en-prompt"
-EN_PROMPT_VERSION = "2"
 # appended to tau2's English guidelines; a scripted customer finds it by its first line.
 # Version 2: only ids, codes, emails and phones verbatim; dates and amounts keep their values in
 # Japanese writing (version 1's "exactly as the scenario gives them" invited "May 20に"); a
