@@ -41,6 +41,8 @@ PLANTED = [
     ("ja-text", "「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」", "「〒76165 Texas Fort Worth 445 Maple Drive」",
      "address"),
     ("ja-entities", "a small business owner from 愛知県名古屋市.", "a small business owner from 名古屋, MI.", "place"),
+    ("ja-entities", "a venture capitalist based in 長野県上田市.", "a venture capitalist based in Boulder, 長野県.", "place"),
+    ("ja-entities", "I'll get ¥X in cash back", "I'll get $X in cash back", "currency"),
     ("ja-entities", "Last 4 of ID document number, AND", "Last 4 of SSN, AND", "institution"),
     ("ja-entities", "the payee is the Japan Pension Service.", "the payee is the Social Security Administration.",
      "institution"),

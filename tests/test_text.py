@@ -131,3 +131,16 @@ def test_an_amount_written_as_a_tool_takes_it_stays_bare_in_the_arms_money(arm, 
     template = recognizer.templatize("annual_income=55000")
     assert [e.kind for _, e in template.entities] == ["AMOUNT"]
     assert Renderer(Localizer.for_rules(maps, rules, ARMS[arm])).render(template.text, template) == said
+
+
+@pytest.mark.parametrize("arm,said", [("en", "$X plus $Y"), ("ja-entities", "¥X plus ¥Y"), ("ja-text", "$X plus $Y"),
+                                      ("ja", "X円 plus Y円")])
+def test_an_amount_named_by_a_letter_is_in_the_arms_money(arm, said):
+    """"$X in cash back plus $Y" (banking 024, 025): a yen arm names it in yen."""
+    from jtau.arms import ARMS
+
+    maps = load_maps(ROOT / "entity_maps")
+    rules = load_rules("banking_knowledge")
+    template = Recognizer(maps, {}, {}, banking=True).templatize("$X plus $Y")
+    assert [e.kind for _, e in template.entities] == ["AMOUNT_NAME", "AMOUNT_NAME"]
+    assert Renderer(Localizer.for_rules(maps, rules, ARMS[arm])).render(template.text, template) == said

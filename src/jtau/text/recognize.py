@@ -41,6 +41,8 @@ SPELLED_MONEY = ("SPELLED_MONEY", rf"\b(?:{_WORD})(?: to (?:{_WORD}))?(?: thousa
 # the currency's name with no amount ("every dollar counts", "receive every dollar of cash back",
 # "a specific dollar amount"): the arm's currency word; not a rate ("for every dollar you spend" is
 # per $1), nor "a dollar amount", which Japanese says 金額 (and notation "a yen amount")
+# an amount named by a letter, as a template of the text writes it ("$X in cash back plus $Y")
+AMOUNT_NAME = ("AMOUNT_NAME", r"\$[A-Z](?![A-Za-z0-9])")
 CURRENCY_WORD = ("CURRENCY", r"(?<![Ff]or every )(?<=[Ee]very )dollar\b|(?<=specific )dollar(?= amount)")
 
 
@@ -96,7 +98,7 @@ class Recognizer:
         # the rules' amounts said without a currency word (regex -> dollars)
         self.money_in_words = [(re.compile(words), dollar_figure(figure))
                                for words, figure in (money_in_words or {}).items()]
-        self.amounts = [SPELLED_MONEY, CURRENCY_WORD]
+        self.amounts = [SPELLED_MONEY, CURRENCY_WORD, AMOUNT_NAME]
         if self.money_in_words:
             self.amounts.append(("MONEY_IN_WORDS", "|".join(f"(?:{w.pattern})" for w, _ in self.money_in_words)))
         if bare_amounts:  # the rules' amounts written as a tool takes them ("annual_income=55000")

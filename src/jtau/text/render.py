@@ -32,7 +32,7 @@ TEXT_FORM_KINDS = frozenset({"REGION", "COUNTRY", "BANK_WORD"})  # named by plac
 ENTITY_KINDS = frozenset({"PERSON", "GIVEN_NAME", "FAMILY_NAME", "USER_ID", "EMAIL", "AIRPORT", "CITY",
                           "PREFECTURE", "REGION", "ZIP", "STREET", "PHONE", "COUNTRY", "STREET_ADDRESS", "SUITE",
                           "TERM", "TIMEZONE", "MONEY", "NUMBER", "DATE", "BANK_WORD", "CURRENCY", "AMOUNT",
-                          *BANK_KINDS})
+                          "AMOUNT_NAME", *BANK_KINDS})
 # a source amount's words ("500 dollars", "200 bucks", "100 USD") that the dollar sign says
 DOLLAR_WORDS = re.compile(r"\s*(?:dollars?|bucks|USD)\b")
 
@@ -92,6 +92,8 @@ class Renderer:
             return self.money(value[0])
         if kind == "CURRENCY":
             return self.maps.locale.currency.suffix
+        if kind == "AMOUNT_NAME":  # "$X" -> X円
+            return entity.surface[1:] + self.maps.locale.currency.suffix
         if kind == "AMOUNT":  # a bare figure as a tool takes it: 55000 -> 5500000
             amount = to_decimal(value[0]) * self.maps.locale.currency.rate
             return str(int(amount)) if amount == amount.to_integral_value() else f"{amount.normalize():f}"
@@ -118,6 +120,8 @@ class Renderer:
             return None if arm.japanese_text else self.money(entity.value[0], "en")
         if kind == "AMOUNT":
             return None if arm.localizes_entities else entity.surface
+        if kind == "AMOUNT_NAME":  # "$X" in the source's money, "¥X" in J-tau's English
+            return entity.surface if not arm.localizes_entities else None if arm.japanese_text else YEN_SIGN + entity.surface[1:]
         if kind == "CURRENCY":  # "every dollar": ドル in Japanese, yen in English with J-tau's money
             currency = self.maps.locale.currency
             if arm.localizes_entities == arm.japanese_text:

@@ -54,13 +54,17 @@ class LocaleCheck:
         suffix = maps.locale.currency.suffix
         patterns: dict[str, list[str]] = {}
         if arm.localizes_entities:  # J-tau's entities: nothing of the source's locale
-            patterns["currency"] = [r"\$\s?\d", r"\b(?:[Dd]ollars?|[Bb]ucks|USD)\b", r"\d\s?(?:grand|k)\b", r"\dドル",
+            patterns["currency"] = [r"\$\s?\d", r"\$[A-Z](?![A-Za-z0-9])", r"\b(?:[Dd]ollars?|[Bb]ucks|USD)\b", r"\d\s?(?:grand|k)\b", r"\dドル",
                                     r"米ドル"]
             patterns["date"] = [r"(?<![\d/])\d{1,2}/\d{1,2}/\d{4}(?![\d/])", r"MM/DD/YYYY"]
             patterns["zone"] = [r"(?<![A-Za-z])(?:EST|EDT|CST|CDT|PST|PDT|MST|ET)(?![A-Za-z])", r"Eastern Time"]
             states = "|".join(maps.locale.source_states)
-            # "from Portland, OR", and a state code left after J-tau's place ("from 名古屋, MI")
+            # "from Portland, OR", a state code left after J-tau's place ("from 名古屋, MI"), a US
+            # city left before J-tau's prefecture ("based in Boulder, 長野県")
             patterns["place"] = [rf"(?:\b[A-Z][a-z]+(?: [A-Z][a-z]+)?|(?<=[^\x00-\x7f])), (?:{states})\b"] if states else []
+            prefectures = sorted({s.prefecture for s in places.states.values()} | set(maps.locale.prefectures))
+            if prefectures:
+                patterns["place"].append(rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{'|'.join(prefectures)})")
             if maps.locale.institutions and not arm.japanese_text:  # (Japanese text names J-tau's own)
                 patterns["institution"] = [_words(maps.locale.institutions).pattern]
             # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
