@@ -119,7 +119,8 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
 
     if not arm.japanese_text:
         return report
-    names = language.latin_of(maps.banking.merchants.values()) if rules.text_lexicon == "banking" else frozenset()
+    names = (language.latin_of([*maps.banking.merchants.values(), *maps.banking.text_words.values()])
+             if rules.text_lexicon == "banking" else frozenset())
     if not arm.localizes_entities:  # the source's names, places and merchants, as the source writes them
         names |= language.source_entity_words(maps)
     errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs, names)
