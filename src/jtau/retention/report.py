@@ -85,6 +85,19 @@ def usage_line(cell: dict) -> Text | None:
     return Text("cost  " + "   ".join(parts)) if parts else None
 
 
+def signature_rows(label: str, signature: str, width: int = 80) -> list[str]:
+    """A side's signature in rows of at most `width` characters, broken after a `|` (readable at 80
+    columns and in a log; the JSON and the Markdown hold it in one line)."""
+    rows, row = [], f"signature {label}: "
+    for field in signature.split("|"):
+        if len(row) + len(field) + 1 > width and row.strip():
+            rows.append(row)
+            row = "  "
+        row += field + "|"
+    rows.append(row.rstrip("|"))
+    return rows
+
+
 def failure_line(cell: dict) -> Text | None:
     shown = [f"{label}: " + ", ".join(f"{reason} {n}" for reason, n in reasons.items())
              for label, reasons in cell["failures_by_language"].items() if reasons]
@@ -140,7 +153,7 @@ def blocks(results: list[dict]) -> Group:
         if (line := usage_line(cell)) is not None:
             parts.append(line)
         for label, line in cell.get("signatures", {}).items():
-            parts.append(Text(f"signature {label}: {line}"))
+            parts += [Text(row) for row in signature_rows(label, line)]
         parts.append(level_rows(cell))
         if cell.get("retention_unmeasured"):
             parts.append(Text(f"retention not measured: {cell['retention_unmeasured']}"))
