@@ -49,9 +49,9 @@ def test_a_hometown_only_part_localized_is_an_error(retail):
     from jtau.swap.localizer import Localizer
     from jtau.text import Renderer
     from jtau.validate import hometowns
-    from jtau.validate.report import _recognizer
+    from jtau.text.recognize import Recognizer
 
-    recognizer = _recognizer(retail.source, retail.maps, retail.rules, retail.glossary)
+    recognizer = Recognizer.for_rules(retail.maps, retail.rules, retail.source.db, retail.glossary)
     renderer = Renderer(Localizer.for_rules(retail.maps, retail.rules, ARMS["ja-entities"]), retail.glossary)
     partial = hometowns.Hometown(69, (69, "user_scenario", "instructions", "known_info"), "Bisbee, Arizona", (0,))
     [error] = hometowns.check([partial], retail.domain.tasks, retail.domain.db, retail.rules.customers, recognizer,

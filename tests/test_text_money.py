@@ -10,13 +10,13 @@ from decimal import Decimal
 import pytest
 
 from jtau.arms import ARMS, JTAU_ARM
+from jtau.text.recognize import Recognizer
 from jtau.validate import text_money
 from jtau.validate.locale import task_texts
-from jtau.validate.report import _recognizer
 
 
 def checked(retail, tasks):
-    recognizer = _recognizer(retail.source, retail.maps, retail.rules, retail.glossary)
+    recognizer = Recognizer.for_rules(retail.maps, retail.rules, retail.source.db, retail.glossary)
     return text_money.check(task_texts(retail.source.tasks, retail.rules), tasks, ARMS[JTAU_ARM],
                             retail.maps.locale.currency.rate, recognizer, "tasks.json")
 

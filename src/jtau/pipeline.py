@@ -27,7 +27,7 @@ from jtau.listing import first, joined
 from jtau.maps import EntityMaps, load_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
 from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
-from jtau.rules import DomainRules, known_tokens, load_rules
+from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
 from jtau.source.load import check_types, read_tasks
@@ -151,9 +151,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     lap("swap")
 
     try:
-        recognizer = Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
-                                banking=rules.text_lexicon == "banking", not_money=rules.not_money,
-                                money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
+        recognizer = Recognizer.for_rules(maps, rules, source.db, glossary)
     except ValueError as exc:
         raise InputError(f"entity maps and glossary: {exc}") from None
     text = TextFields(recognizer, Renderer(loc, glossary, rules.city_as_address))

@@ -126,6 +126,16 @@ class Recognizer:
         parts.append(rf"(?P<LEXICON>(?<![\w]){trie_regex(sorted(self.lexicon))}(?![\w]))")
         self.regex = re.compile(ENTITY_START + "(?:" + "|".join(parts) + ")")
 
+    @classmethod
+    def for_rules(cls, maps: EntityMaps, rules, db, glossary: Glossary = EMPTY) -> "Recognizer":
+        """The recognizer of a domain's text: its frozen tokens (known from `db`), lexicon, money
+        rules (`not_money`, `money_in_words`, `bare_amounts`)."""
+        from jtau.rules import known_tokens
+
+        return cls(maps, rules.tasks.frozen_tokens, known_tokens(rules, db), glossary,
+                   banking=rules.text_lexicon == "banking", not_money=rules.not_money,
+                   money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
+
     def _banking(self, maps: EntityMaps, frozen: dict[str, FrozenToken], glossary: Glossary) -> None:
         """banking_knowledge's text names its entities whole (entity_maps/banking.yaml: a person's
         full name, a one-line address, a merchant) and its products (the catalog's

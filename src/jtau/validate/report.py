@@ -19,6 +19,7 @@ from jtau.source import SourceDomain
 from jtau.glossary import EMPTY, Glossary
 from jtau.validate import hometowns, integrity, language, leaks, money, text_money
 from jtau.validate.locale import check_texts, task_texts
+from jtau.text.recognize import Recognizer
 from jtau.validate.schema import check_schema
 
 
@@ -102,7 +103,9 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         for name, document in out.documents.items():
             found += leaks.find_leaks(document, name, regex)
         report.add("leaks", found, len(found))
-    recognizer = _recognizer(source, maps, rules, glossary)
+    recognizer = None
+    if arm.japanese_text or arm.localizes_entities or rules.customers is not None:
+        recognizer = Recognizer.for_rules(maps, rules, source.db, glossary)
     if arm.japanese_text or arm.localizes_entities:
         report.add("task text amounts = rate x source", *text_money.check(
             task_texts(source.tasks, rules), out.tasks, arm, rate, recognizer, rules.files.tasks,
@@ -129,22 +132,12 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     return report
 
 
-def _recognizer(source: SourceDomain, maps: EntityMaps, rules: DomainRules, glossary: Glossary):
-    """The pipeline's recognizer of the domain's text (what the source's text names)."""
-    from jtau.rules import known_tokens
-    from jtau.text import Recognizer
-
-    return Recognizer(maps, rules.tasks.frozen_tokens, known_tokens(rules, source.db), glossary,
-                      banking=rules.text_lexicon == "banking", not_money=rules.not_money,
-                      money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
-
-
 def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rules: DomainRules,
                glossary: Glossary, arm: Arm, recognizer=None) -> tuple[list[str], int]:
     """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
-    recognizer = recognizer or _recognizer(source, maps, rules, glossary)
+    recognizer = recognizer or Recognizer.for_rules(maps, rules, source.db, glossary)
     from jtau.swap.localizer import Localizer
-    from jtau.text import Renderer
+    from jtau.text.render import Renderer
 
     found = hometowns.source_hometowns(source.tasks, source.db, rules.customers, task_texts(source.tasks, rules))
     renderer = Renderer(Localizer.for_rules(maps, rules, arm), glossary, rules.city_as_address)

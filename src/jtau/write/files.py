@@ -46,8 +46,9 @@ def _double_indents(dumped: bytes) -> bytes:
     return dumped.replace(b"\t", b"    ")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temporary file beside `path`, flush it to disk, then rename over `path`."""
+def _written_beside(path: Path, data: bytes) -> str:
+    """`data` in a temporary file beside `path`, flushed to disk, with the usual mode (mkstemp
+    makes 0600): its name; nothing is left behind when writing fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
@@ -55,7 +56,17 @@ def atomic_write(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)  # mkstemp makes 0600; a written file gets the usual mode
+        os.chmod(tmp, 0o666 & ~_UMASK)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write to a temporary file beside `path`, flush it to disk, then rename over `path`."""
+    tmp = _written_beside(path, data)
+    try:
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -66,21 +77,14 @@ def create_once(path: Path, data: bytes) -> bool:
     """Write `path` whole unless it exists, atomically also against another process doing the same
     (a hard link fails where the name is taken, on a shared file system too): True if this call
     created it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = _written_beside(path, data)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o666 & ~_UMASK)
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            return False
-        return True
+        os.link(tmp, path)
+    except FileExistsError:
+        return False
     finally:
         Path(tmp).unlink(missing_ok=True)
+    return True
 
 
 def ensure_writable(path: Path, folder: bool = True) -> None:
