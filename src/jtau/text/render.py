@@ -120,6 +120,8 @@ class Renderer:
             return None if arm.japanese_text else self.money(entity.value[0], "en")
         if kind == "AMOUNT":
             return None if arm.localizes_entities else entity.surface
+        if kind == "TIMEZONE" and arm.japanese_text and not arm.localizes_entities:
+            return entity.value[0].upper()  # "11am est" -> 11:00（EST）, as `ja` writes JST
         if kind == "AMOUNT_NAME":  # "$X" in the source's money, "¥X" in J-tau's English
             return entity.surface if not arm.localizes_entities else None if arm.japanese_text else YEN_SIGN + entity.surface[1:]
         if kind == "CURRENCY":  # "every dollar": ドル in Japanese, yen in English with J-tau's money
