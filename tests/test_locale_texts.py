@@ -28,6 +28,7 @@ PLANTED = [
     ("ja-entities", "the amount in JPY to transfer", "the amount in USD to transfer", "currency"),
     ("ja", "2,000円のクレジット", "$20のクレジット", "currency"),
     ("ja-text", "$3,000近く", "300,000円近く", "currency"),
+    ("ja-entities", "a consultant from 熊本県熊本市.", "a consultant from 熊本, 熊本県.", "place"),
     ("ja-text", "$2,500なら 2500", "¥250,000なら 2500", "currency"),
     ("ja-entities", "Date of the transaction (YYYY/MM/DD format)", "Date of the transaction (MM/DD/YYYY format)", "date"),
     ("ja-text", "取引日（MM/DD/YYYY形式）", "取引日（YYYY/MM/DD形式）", "date"),
@@ -169,6 +170,14 @@ def test_banking_words_the_memory_wrote_as_text_read_in_each_arms_locale(arm_tas
              "ja-text": "$5,000-6,000、多くても$7,000", "ja": "500,000〜600,000円、多くても700,000円"},
         35: {"en": "PECO confirmed the billing error", "ja-entities": "中国電力 confirmed the billing error",
              "ja-text": "PECOも請求の誤りを認めています", "ja": "中国電力も請求の誤りを認めています"},
+        # a city named like its prefecture, as one place ("from 熊本, 熊本県" before)
+        56: {"en": "from Seattle, WA.", "ja-entities": "from 熊本県熊本市.", "ja-text": "Seattle, WA在住",
+             "ja": "熊本県熊本市在住"},
+        80: {"en": "living in Phoenix, Arizona.", "ja-entities": "living in 鹿児島県鹿児島市.",
+             "ja-text": "Phoenix, Arizona在住", "ja": "鹿児島県鹿児島市在住"},
+        # a competitor's card as it writes itself (the memory had it in katakana)
+        40: {"en": "found the Pursuit Ink Business Preferred card", "ja-entities": "the Pursuit Ink Business Preferred card",
+             "ja-text": "「Pursuit Ink Business Preferred」カード", "ja": "「Pursuit Ink Business Preferred」カード"},
     }
     for task, by_arm in expected.items():
         for arm, words in by_arm.items():

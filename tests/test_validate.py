@@ -101,3 +101,11 @@ def json_text(task) -> str:
     import json
 
     return json.dumps(task, ensure_ascii=False)
+
+
+def test_a_toll_free_number_in_letters_is_no_english_left():
+    """ja-text keeps the source's phones: 1-800-RHO-ACCT is a number, RHO ACCT in prose is English."""
+    from jtau.validate.language import english_left
+
+    assert english_left("専用窓口1-800-RHO-ACCTまでお電話ください", frozenset(), frozenset()) == []
+    assert english_left("専用窓口RHO-ACCTまでお電話ください", frozenset(), frozenset()) != []

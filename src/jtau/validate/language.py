@@ -68,8 +68,12 @@ class FrozenTokens:
         return self.regex.sub(drop, text)
 
 
+# A toll-free number spelled in letters, as the source's entities write it (1-800-RHO-ACCT in ja-text)
+VANITY_PHONE = re.compile(r"(?<![0-9A-Za-z-])1-8\d\d-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![0-9A-Za-z-])")
+
+
 def english_left(text: str, allow: frozenset[str], literals: frozenset[str], source: str = "") -> list[str]:
-    bare = IDS.sub(" ", without_literals(text, literals, source))
+    bare = IDS.sub(" ", without_literals(VANITY_PHONE.sub(" ", text), literals, source))
     return sorted({w for w in LATIN_WORD.findall(bare) if w not in allow and not code_like(w)})
 
 

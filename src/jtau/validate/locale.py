@@ -65,6 +65,8 @@ class LocaleCheck:
             prefectures = sorted({s.prefecture for s in places.states.values()} | set(maps.locale.prefectures))
             if prefectures:
                 patterns["place"].append(rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{'|'.join(prefectures)})")
+            # J-tau's city before its prefecture, as the source's "City, ST" ("from 熊本, 熊本県")
+            patterns["place"].append(r"(?<![\u4e00-\u9fff])(?P<city>[\u4e00-\u9fff]{1,4}), (?P=city)[都道府県]")
             if maps.locale.institutions and not arm.japanese_text:  # (Japanese text names J-tau's own)
                 patterns["institution"] = [_words(maps.locale.institutions).pattern]
             # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
