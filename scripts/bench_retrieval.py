@@ -33,7 +33,6 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_tokenizers import build_times, load_documents  # noqa: E402
-
 from jtau.retrieval import bm25  # noqa: E402
 
 WANT = re.compile(r"\b(?:wants?|looking for|would like|need(?:s|ed)?|goal|trying to|hoping to|interested in|"
@@ -74,8 +73,8 @@ def scenario_queries() -> tuple[list[tuple[str, set[str]]], list[tuple[str, set[
     """The task queries in English and Japanese, by the rule of the module docstring."""
     from jtau.pipeline import Options, localize
     from jtau.project import project_root
-    from jtau.source import load_domain
     from jtau.rules import load_rules
+    from jtau.source import load_domain
     from jtau.text.template import Template
 
     result = localize("banking_knowledge", project_root(), options=Options(offline=True))

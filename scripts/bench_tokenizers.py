@@ -52,7 +52,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from rank_bm25 import BM25Okapi  # noqa: E402
 
 from jtau.retrieval.bm25 import JaBM25, rank  # noqa: E402
-from jtau.retrieval.tokenize import KANJI_KATAKANA, LATIN_WORD, _NEEDS_NFKC  # noqa: E402
+from jtau.retrieval.tokenize import _NEEDS_NFKC, KANJI_KATAKANA, LATIN_WORD  # noqa: E402
 from jtau.retrieval.tokenize import tokenize as char_bigrams  # noqa: E402  (the chosen one)
 
 LATIN = re.compile(r"[0-9a-z]+(?:[_.,\-][0-9a-z]+)*")

@@ -19,7 +19,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fake_openai import FakeOpenAI  # noqa: E402
-
 from jtau.pipeline import Options, localize  # noqa: E402
 from jtau.project import project_root  # noqa: E402
 from jtau.translate.client import Endpoint, Settings  # noqa: E402

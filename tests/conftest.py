@@ -13,8 +13,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from forkserver import run_jtau
 
+from forkserver import run_jtau
 from jtau.pipeline import localize
 from jtau.source.discover import default_domains_dir
 

@@ -8,10 +8,10 @@ import json
 import re
 from collections import Counter
 from decimal import Decimal
+from pathlib import Path
 
 from jtau.pipeline import localize
 from jtau.write import dump_json
-from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 

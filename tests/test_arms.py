@@ -10,7 +10,6 @@ import tomllib
 import pytest
 
 from conftest import ROOT, banking_here, jtau
-
 from jtau.arm_folders import arm_folder, cache_dir, input_key
 from jtau.arms import ARMS, english_twin, split_domain
 from jtau.domain import LocalizedDomain

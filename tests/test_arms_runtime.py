@@ -9,12 +9,10 @@ import re
 import tomllib
 
 import pytest
-
-from conftest import ROOT, banking_here
-
 from tau2.data_model.tasks import UserScenario
 from tau2.registry import registry
 
+from conftest import ROOT, banking_here
 from jtau.arms import ARMS, english_twin, split_domain
 from jtau.errors import InputError
 from jtau.runtime.arms import VARIANTS

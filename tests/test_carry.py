@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from conftest import ROOT, jtau
-
 from jtau.translate.carry import carry
 from jtau.translate.tm import Entry, TranslationMemory
 

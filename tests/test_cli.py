@@ -184,7 +184,6 @@ def test_a_domain_being_built_is_taken_by_name_and_offered_nowhere(tmp_path, mon
 
 def test_review_all_writes_every_domains_page(tmp_path):
     from jtau import DOMAINS
-
     from jtau.source import has_source
 
     result = jtau("review", "all", "--page-dir", str(tmp_path))

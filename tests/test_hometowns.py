@@ -48,8 +48,8 @@ def test_a_hometown_only_part_localized_is_an_error(retail):
     lack before a state they have: "Bisbee, 鹿児島県") is an error, though its state is right."""
     from jtau.swap.localizer import Localizer
     from jtau.text import Renderer
-    from jtau.validate import hometowns
     from jtau.text.recognize import Recognizer
+    from jtau.validate import hometowns
 
     recognizer = Recognizer.for_rules(retail.maps, retail.rules, retail.source.db, retail.glossary)
     renderer = Renderer(Localizer.for_rules(retail.maps, retail.rules, ARMS["ja-entities"]), retail.glossary)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from jtau.arms import ARMS
 from jtau.maps import load_maps
 from jtau.project import maps_dir

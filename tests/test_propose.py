@@ -46,12 +46,10 @@ def test_proposing_postal_codes_closes_its_database(monkeypatch, domains_dir):
     import sqlite3
     import sys
 
-    from jtau.maps import load_maps
-    from jtau.maps import propose
+    from conftest import ROOT
+    from jtau.maps import load_maps, propose
     from jtau.rules import load_rules
     from jtau.source import load_domain
-
-    from conftest import ROOT
 
     class Tracked(sqlite3.Connection):
         closed = False

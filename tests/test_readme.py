@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import jtau
 
 ROOT = Path(__file__).resolve().parents[1]

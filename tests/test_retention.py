@@ -321,7 +321,6 @@ def test_tau2_bench_1_0_1_dir_format_reads_as_the_one_file(tmp_path):
     """A run in 1.0.1's dir format (`tau2 convert-results`: results.json beside simulations/ID.json)
     gives the traces of the same run in one file; real results of the scripted agent."""
     from fuzzkit.retention import results_seeds
-
     from jtau.runtime.compat import is_tau3
 
     single = tmp_path / "single.json"

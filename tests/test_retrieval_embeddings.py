@@ -18,7 +18,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from conftest import ROOT, jtau  # noqa: E402
 from fake_embeddings import FakeEmbeddings, vector  # noqa: E402
-
 from jtau.errors import InputError  # noqa: E402
 from jtau.retrieval import embeddings as emb  # noqa: E402
 from jtau.runtime.compat import is_tau3  # noqa: E402

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from jtau.retrieval.tokenize import KANJI_KATAKANA, LATIN_WORD, _NO_NFKC, tokenize
+from jtau.retrieval.tokenize import _NO_NFKC, KANJI_KATAKANA, LATIN_WORD, tokenize
 
 SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample"
 RUN = re.compile(f"[{KANJI_KATAKANA}]+|{LATIN_WORD}")

@@ -7,11 +7,9 @@ import re
 import shutil
 
 import pytest
-
-from conftest import ROOT, jtau
-
 from tau2.data_model.message import ToolCall
 
+from conftest import ROOT, jtau
 from jtau.runtime.compat import results_file
 from jtau.runtime.tau2_entry import jtau_domains, register
 

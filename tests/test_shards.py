@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+
 import slurmkit
 from conftest import jtau
 

@@ -10,7 +10,6 @@ import pytest
 from tau2.data_model.tasks import Task
 
 from conftest import ROOT
-
 from jtau.pipeline import load_repaired
 from jtau.rules import load_rules
 from jtau.runtime.domains import RUNTIME

@@ -7,11 +7,10 @@ import shutil
 
 import pytest
 
+from conftest import NO_UPSTREAM, ROOT, UPSTREAM
 from jtau.pipeline import localize
 from jtau.rules import load_rules
 from jtau.source import load_domain
-
-from conftest import NO_UPSTREAM, ROOT, UPSTREAM
 
 
 def test_env_var_and_domain_folder_are_accepted(domains_dir, monkeypatch):
@@ -111,9 +110,8 @@ def test_all_with_one_domains_folder_is_refused_before_any_work(domains_dir, tmp
 
 def test_every_domains_own_data_is_recognised(domains_dir):
     from jtau import DOMAINS
-    from jtau.source.load import identify
-
     from jtau.source import has_source
+    from jtau.source.load import identify
 
     here = [name for name in DOMAINS if has_source(name, domains_dir)]  # banking_knowledge: tau2-bench 1.0.1's
     assert [identify(domains_dir / name) for name in here] == here

@@ -13,8 +13,8 @@ import re
 from decimal import Decimal
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from jtau.arms import ARMS
 from jtau.validate.tool_output import Reader, Side
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, jtau
-from jtau.jsonpath import format_path
 from fake_openai import FakeOpenAI
 from jtau.errors import CheckFailed, InputError
+from jtau.jsonpath import format_path
 from jtau.pipeline import Options, finish, localize
 from jtau.translate.client import Endpoint, Job, MTClient, Settings
 

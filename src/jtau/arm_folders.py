@@ -32,7 +32,8 @@ import threading
 from pathlib import Path
 
 from jtau import __version__
-from jtau.arms import JTAU_ARM, arm as arm_named
+from jtau.arms import JTAU_ARM
+from jtau.arms import arm as arm_named
 from jtau.errors import CheckFailed, InputError
 from jtau.listing import first
 from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir

@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from jtau import jsonpath
-from jtau.arms import JTAU_ARM, arm as arm_named
+from jtau.arms import JTAU_ARM
+from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused

@@ -21,9 +21,10 @@ __all__ = ["FAILURES", "KINDS", "Kind", "OUTCOMES", "Outcome", "fuzz", "register
 def warm_up(full: bool = True) -> None:
     """Import (and with `full`, read and localize once) in this process what the cases need:
     the forked children start warm."""
+    from translate.storage import po  # noqa: F401
+
     import jtau.cli  # noqa: F401
     import jtau.pipeline  # noqa: F401
-    from translate.storage import po  # noqa: F401
 
     from . import kinds
 

@@ -276,7 +276,7 @@ def yaml_case(draw) -> Case:
         copies = {f"rules/{p.name}": str(p) for p in (ROOT / "src" / "jtau" / "rules").glob("*.yaml")
                   if f"rules/{p.name}" != name}
         setup = "rules_from_sandbox"
-    elif name.endswith(f"ja.banking_knowledge.yaml"):
+    elif name.endswith("ja.banking_knowledge.yaml"):
         domain = "banking_knowledge" if banking_here() else "airline"
     if domain == "banking_knowledge" and not banking_here():
         domain = "airline"

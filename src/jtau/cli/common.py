@@ -276,8 +276,15 @@ def progress_bar():
     """A transient progress bar on a terminal; a line every few seconds in a log or a pipe."""
     if not err_console.is_terminal:
         return LineProgress()
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, SpinnerColumn, TextColumn,
-                               TimeElapsedColumn)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
 
     class RateColumn(ProgressColumn):
         """Items a second since the count started (rich's own estimate reads the first two

@@ -103,7 +103,7 @@ def run(
     try:
         from jtau.experiment.plan import Plan, llm_args
         from jtau.experiment.runner import run_experiment
-        from jtau.runtime.compat import runtime_name, require_tau2_data
+        from jtau.runtime.compat import require_tau2_data, runtime_name
 
         require_tau2_data()
         args = llm_args(agent_llm_args, "--agent-llm-args") or {}

@@ -7,6 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from jtau import TAU3_ONLY
 from jtau.cli.common import (
     Folders,
     OneDomainArg,
@@ -20,7 +21,6 @@ from jtau.cli.common import (
     out_console,
     say_detail,
 )
-from jtau import TAU3_ONLY
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
 from jtau.listing import counted

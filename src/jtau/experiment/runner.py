@@ -274,8 +274,8 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     """Register J-tau in tau2 and load every side's tasks: (tau2 domain -> tasks, tau2 domain ->
     J-tau dataset digest).  The sides of one domain run the same task ids."""
     from jtau.dataset_files import dataset_digest
-    from jtau.runtime.simulate import redact_run_records
     from jtau.runtime import calls
+    from jtau.runtime.simulate import redact_run_records
     from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
 
     registered = set(register())

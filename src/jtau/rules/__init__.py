@@ -8,9 +8,8 @@ a module of the same name (`airline.py`).
 
 from __future__ import annotations
 
-import re
-
 import hashlib
+import re
 from importlib import resources
 from pathlib import Path
 from typing import Literal
@@ -21,7 +20,6 @@ from jtau.errors import InputError
 from jtau.limits import check_path, printable
 from jtau.swap.formats import Format
 from jtau.yamlfile import load_yaml
-
 
 # the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
 MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})

@@ -36,8 +36,14 @@ from tau2.domains.airline.tools import AirlineTools
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
-from jtau.runtime.overlay import JaDomain, JaEnvironment, arm_descriptions, environment_class, overlay_class, \
-    whole_yen_calculate
+from jtau.runtime.overlay import (
+    JaDomain,
+    JaEnvironment,
+    arm_descriptions,
+    environment_class,
+    overlay_class,
+    whole_yen_calculate,
+)
 
 DOMAIN = "airline_ja"
 

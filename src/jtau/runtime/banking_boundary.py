@@ -27,9 +27,9 @@ from jtau import jsonpath
 from jtau.arms import Arm
 from jtau.maps import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules
+from jtau.runtime.messages import render, table, table_in
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
-from jtau.runtime.messages import render, table, table_in
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
 

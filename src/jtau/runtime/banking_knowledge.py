@@ -28,18 +28,27 @@ from tau2.domains.banking_knowledge.retrieval import (
     format_all_tools_dense_instructions,
     format_full_knowledge_base,
 )
-from tau2.domains.banking_knowledge.tools import (DISCOVERABLE_ATTR, KnowledgeUserTools,
-                                                  parse_discoverable_tool_docstring)
+from tau2.domains.banking_knowledge.tools import (
+    DISCOVERABLE_ATTR,
+    KnowledgeUserTools,
+    parse_discoverable_tool_docstring,
+)
 
+from jtau import dataset_files
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
 from jtau.runtime.banking_boundary import Boundary
-from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
-from jtau.runtime.overlay import (JaEnvironment, arm_descriptions, descriptions, environment_class, load_db,
-                                  overlay_class)
+from jtau.runtime.overlay import (
+    JaEnvironment,
+    arm_descriptions,
+    descriptions,
+    environment_class,
+    load_db,
+    overlay_class,
+)
 
 DOMAIN = "banking_knowledge_ja"
 COMPONENT = re.compile(r"\{\{component:(\w+)\}\}")

@@ -19,7 +19,8 @@ import os
 from pathlib import Path
 
 from jtau.errors import InputError
-from jtau.source.discover import TAU2_DATA_ENV as DATA_ENV, tau2_package_dir
+from jtau.source.discover import TAU2_DATA_ENV as DATA_ENV
+from jtau.source.discover import tau2_package_dir
 
 
 @functools.cache

@@ -15,10 +15,10 @@ import inspect
 import json
 import re
 from collections.abc import Callable
-from types import FunctionType
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
+from types import FunctionType
 
 import orjson
 import yaml
@@ -31,7 +31,6 @@ from jtau.runtime.compat import adapt_task
 from jtau.runtime.messages import render, table
 from jtau.runtime.tool_errors import japanese_error
 from jtau.swap.money import yen_in
-
 
 ARG_TYPE = re.compile(r"^\s*(\w+)\s*\(([^)]+)\)\s*:", re.MULTILINE)
 

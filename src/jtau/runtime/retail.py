@@ -22,8 +22,14 @@ from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
 from jtau.runtime.compat import retail_tools
-from jtau.runtime.overlay import JaDomain, JaEnvironment, arm_descriptions, environment_class, overlay_class, \
-    whole_yen_calculate
+from jtau.runtime.overlay import (
+    JaDomain,
+    JaEnvironment,
+    arm_descriptions,
+    environment_class,
+    overlay_class,
+    whole_yen_calculate,
+)
 
 DOMAIN = "retail_ja"
 

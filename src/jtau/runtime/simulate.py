@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from jtau.secrets import redacted
 from jtau.runtime.compat import is_tau3
+from jtau.secrets import redacted
 
 
 @dataclass(frozen=True)

@@ -236,9 +236,8 @@ def run_tau2(args: list[str], note=None) -> None:
     greet_in_domain_language()
     redact_run_records()
     set_judge(judge_model, judge_args)
-    from tau2.cli import main
-
     import litellm
+    from tau2.cli import main
 
     litellm.suppress_debug_info = True
     logger.enable("tau2")

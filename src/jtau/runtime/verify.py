@@ -22,17 +22,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from loguru import logger
 from tau2.data_model.message import AssistantMessage, ToolCall
 from tau2.data_model.tasks import Task
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
-from loguru import logger
-
-from jtau.arms import JTAU_ARM, arm as arm_named
+from jtau import jsonpath
+from jtau.arms import JTAU_ARM
+from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
 from jtau.gcpause import gc_paused
-from jtau import jsonpath
 from jtau.jsonpath import format_path
 from jtau.maps import load_maps
 from jtau.pipeline import domain_glossary, load_repaired

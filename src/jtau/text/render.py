@@ -15,8 +15,8 @@ from jtau.arms import JTAU_ARM
 from jtau.glossary import EMPTY, Glossary
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import YEN_SIGN, MoneyError, format_yen, to_decimal
-from jtau.text.template import PLACEHOLDER, Entity, Template
 from jtau.text.recognize import MONTHS
+from jtau.text.template import PLACEHOLDER, Entity, Template
 
 ISO_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 MONTH_DAY = re.compile(r"^(\w+)\s+(\d{1,2})")

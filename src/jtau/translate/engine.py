@@ -22,7 +22,6 @@ from jtau.translate.client import Job, MTClient, batches
 from jtau.translate.tm import TranslationMemory
 
 
-
 @dataclass
 class Stats:
     segments: int = 0

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import re
-
-from collections import Counter
-
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 from jtau import jsonpath
 from jtau.listing import clip

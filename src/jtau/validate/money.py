@@ -9,7 +9,6 @@ from decimal import Decimal
 from jtau import jsonpath
 from jtau.swap.money import MoneyError, evaluate, to_decimal
 
-
 WHOLE_YEN = re.compile(r"^-?\d{1,3}(?:,\d{3})*円$|^-?\d+$")
 YEN_SUFFIX = "円"
 

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.domain import LocalizedDomain
+from jtau.glossary import EMPTY, Glossary
 from jtau.maps.model import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules, identities
 from jtau.source import SourceDomain
-from jtau.glossary import EMPTY, Glossary
+from jtau.text.recognize import Recognizer
 from jtau.validate import hometowns, integrity, language, leaks, money, text_money
 from jtau.validate.locale import check_texts, task_texts
-from jtau.text.recognize import Recognizer
 from jtau.validate.schema import check_schema
 
 

@@ -8,10 +8,9 @@ import re
 import shutil
 import sys
 import tempfile
-
-import orjson
 from pathlib import Path
 
+import orjson
 
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
