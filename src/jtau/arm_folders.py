@@ -14,7 +14,8 @@ the glossaries, the task repairs, the translation memory, jtau's version and its
 A folder with that key is the arm for those inputs, byte for byte (the pipeline is
 deterministic); a changed input is a new key, built once.  The arm's folders of other keys are
 removed when a new one is built, once nobody has used them for a week (each use marks its folder's
-lock file): two checkouts of different code share the cache without removing each other's.  Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
+lock file): two checkouts of different code share the cache without removing each other's.
+Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
 nobody asks for cost nothing.  The build is offline (an arm never needs new translation),
 validated, and written whole or not at all (write.replace_folder); concurrent builders (threads
 of a tau2 run, processes) build it once.

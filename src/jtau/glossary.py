@@ -108,7 +108,8 @@ class Glossary:
         """(first word, term or None for a shadow, surface, excluded phrases), longest surface
         first; the regexes are compiled when a text holds the first word (a glossary with the
         retail catalog has ~900 surfaces, most in no text, more than the re module's cache holds)."""
-        surfaces = [(surface, term, self.terms[term].not_in) for surface, term in self.surfaces("hint").items()]
+        surfaces: list[tuple[str, str | None, list[str]]] = [
+            (surface, term, self.terms[term].not_in) for surface, term in self.surfaces("hint").items()]
         surfaces += [(surface, None, []) for shadow in sorted(self.shadows)
                      for surface in dict.fromkeys((shadow, shadow[:1].upper() + shadow[1:], shadow.title()))]
         return [(next(iter(WORD.findall(surface)), None), term, surface, not_in)
@@ -128,7 +129,8 @@ class Glossary:
         avoid = dict(self.avoid)
         for spelling, written in other.avoid:
             if avoid.get(spelling, written) != written:
-                raise InputError(f"domain glossary: avoid {spelling!r} says {written!r}, the shared one {avoid[spelling]!r}")
+                raise InputError(f"domain glossary: avoid {spelling!r} says {written!r}, "
+                                 f"the shared one {avoid[spelling]!r}")
             avoid[spelling] = written
         return Glossary({**self.terms, **other.terms}, self.allow_latin | other.allow_latin, digest, self.shadows,
                         tuple(sorted(avoid.items())))
@@ -180,6 +182,7 @@ def load_glossary(path: Path) -> Glossary:
                 raise InputError(f"{doc.where(('terms', term))}: not_in {phrase!r} holds no form of {term!r}")
     for spelling, written in parsed.avoid.items():
         if spelling in written or not spelling or any(spelling in entry.ja for entry in parsed.terms.values()):
-            raise InputError(f"{doc.where(('avoid', spelling))}: {spelling!r} cannot be avoided in favour of {written!r}")
+            raise InputError(f"{doc.where(('avoid', spelling))}: {spelling!r} cannot be avoided "
+                             f"in favour of {written!r}")
     return Glossary(parsed.terms, frozenset(parsed.allow_latin), hashlib.sha256(path.read_bytes()).hexdigest(),
                     avoid=tuple(sorted(parsed.avoid.items())))

@@ -30,7 +30,7 @@ def find(data: Any, pattern: str | list[str]) -> list[tuple[tuple, Any, Any]]:
     by level (a list, not nested generators: the db patterns reach 200,000 values).
     """
     parts = split(pattern) if isinstance(pattern, str) else pattern
-    frontier = [((), data)]
+    frontier: list[tuple[tuple, Any]] = [((), data)]
     for head in parts[:-1]:
         frontier = [(path + (key,), child) for path, node in frontier for key, child in _children(node, head)]
     last = parts[-1]

@@ -45,7 +45,10 @@ class PatchFile(BaseModel):
 
     @property
     def task_ids(self) -> list[str]:
-        return [self.task] if self.task is not None else list(self.tasks)
+        if self.task is not None:
+            return [self.task]
+        assert self.tasks is not None  # _one_target: either task or tasks
+        return list(self.tasks)
 
 
 @dataclass

@@ -91,7 +91,8 @@ class Review:
         rows = []
         for number, (en, ja) in enumerate(zip(self.r.source.policies[name].split("\n"), out_lines), 1):
             if en.startswith("#"):
-                rows.append(f'<tr><th colspan="3" id="{anchor}-{number}">{_e(ja)}　/　{_e(en.lstrip("# "))}</th></tr>')
+                heading = f'{_e(ja)}　/　{_e(en.lstrip("# "))}'
+                rows.append(f'<tr><th colspan="3" id="{anchor}-{number}">{heading}</th></tr>')
             elif en.strip():
                 flag = self.flags(f"{name}:{number}")
                 rows.append(f'<tr><td class="f">{number}</td><td>{_e(en)}</td><td>{_e(ja)}{flag}</td></tr>')
@@ -102,14 +103,17 @@ class Review:
         fields = [f for f in self.r.text.fields if f.file == self.r.rules.files.tasks and f.path[0] == index]
         rows = []
         for f in fields:
-            label = format_path(f.path[1:]).replace("user_scenario.instructions.", "").replace("evaluation_criteria.", "")
+            label = (format_path(f.path[1:]).replace("user_scenario.instructions.", "")
+                     .replace("evaluation_criteria.", ""))
             rows.append(self.field_row(label, _get(source, f.path[1:]), f))
         repair = "".join(f'<div class="reason"><b>Repaired</b> ({_e(p.path.name)}): {_e(p.spec.reason)}</div>'
                          for p in self.r.repairs.patches if str(source["id"]) in p.spec.task_ids)
         actions = self.action_swaps(source, output)
+        swapped = (f'<h3>Tool calls: values swapped</h3><div class="swap">{_e(", ".join(actions))}</div>'
+                   if actions else "")
         return (f'<h2 id="task-{_e(source["id"])}">Task {_e(source["id"])}</h2>{repair}'
                 f'<table><tr><th class="f">field</th><th>English</th><th>日本語</th></tr>{"".join(rows)}</table>'
-                + (f'<h3>Tool calls: values swapped</h3><div class="swap">{_e(", ".join(actions))}</div>' if actions else ""))
+                + swapped)
 
     def db_notes(self) -> str:
         """The db's free text (banking's table notes, which the agent reads), field by field."""
@@ -201,9 +205,10 @@ class Review:
                    + f". Task repairs: {len(r.repairs.report.applied)}. Validation errors: {len(r.report.errors)}, "
                    f"QA warnings: {len(r.report.warnings)}.</p>")
         groups = self.groups()
-        nav = "<nav><a href='#policy'>policy</a>" + ("<a href='#documents'>documents</a>" if r.source.documents
-                                                      else "") + "".join(
-            f"<a href='#task-{_e(r.source.tasks[i]['id'])}'>{_e(r.source.tasks[i]['id'])}</a>" for i in groups) + "</nav>"
+        task_links = "".join(f"<a href='#task-{_e(r.source.tasks[i]['id'])}'>{_e(r.source.tasks[i]['id'])}</a>"
+                             for i in groups)
+        documents_link = "<a href='#documents'>documents</a>" if r.source.documents else ""
+        nav = "<nav><a href='#policy'>policy</a>" + documents_link + task_links + "</nav>"
         tasks = "".join(self.task(i, r.source.tasks[i], r.domain.tasks[i]) + self.same_text(others)
                         for i, others in groups.items())
         return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau review: {_e(r.rules.name)}"
@@ -254,12 +259,12 @@ def changes_page(result: Localization, changes, revision: str) -> str:
         old, new = marked(c.old, c.new) if c.old is not None else ("(new)", _e(c.new))
         rows.append(f'<tr><td class="f">{_e(c.where)}</td><td>{_e(c.english or "")}</td><td>{old}</td>'
                     f'<td>{new}</td></tr>')
-    rows = "".join(rows)
+    table_rows = "".join(rows)
     name = _e(result.rules.name)
     return (f"<!DOCTYPE html><html lang='ja'><head><meta charset='utf-8'><title>J-tau {name}: changes since "
             f"{_e(revision)}</title><style>{STYLE}</style></head><body><h1>J-tau {name}: {len(changes)} text fields "
             f"changed since {_e(revision)}</h1><table><tr><th class='f'>where</th><th>English</th>"
-            f"<th>日本語 ({_e(revision)})</th><th>日本語 (now)</th></tr>{rows}</table></body></html>\n")
+            f"<th>日本語 ({_e(revision)})</th><th>日本語 (now)</th></tr>{table_rows}</table></body></html>\n")
 
 
 def review_json(result: Localization) -> str:

@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Optional
@@ -155,7 +156,7 @@ def done(result: str, next_command: str) -> None:
     out_console.print(Text(f"{result}; next: {next_command}"), soft_wrap=True)
 
 
-def say_error(message: str, details: list[str] = ()) -> None:
+def say_error(message: str, details: Sequence[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped; a character that is
     no text is escaped, a line longer than MAX_ERROR_LINE cut (jtau/limits.py)."""
@@ -200,7 +201,7 @@ class LineProgress:
 
     EVERY = 5.0  # seconds between lines
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tasks: dict[int, dict] = {}
         self.last = self.start = time.monotonic()
 
@@ -290,7 +291,7 @@ def progress_bar():
         """Items a second since the count started (rich's own estimate reads the first two
         samples, a millisecond apart: 43830.8/s); nothing before RATE_AFTER seconds."""
 
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
             self.since: dict = {}  # task id -> (time, completed) when its count was first seen
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -75,19 +75,22 @@ def run(
     user_llm_args: Annotated[Optional[str], typer.Option(help="JSON: the customer's llm args (no key).")] = None,
     judge_llm: Annotated[Optional[str], typer.Option(help="tau2-bench 1.0.1: the NL-assertion judge.")] = None,
     judge_llm_args: Annotated[Optional[str], typer.Option(help="JSON: the judge's llm args (no key).")] = None,
-    agent_key_env: Annotated[Optional[str], typer.Option(help="The environment variable holding the agent's key "
-                                                              "(default: the provider's, e.g. OPENAI_API_KEY).")] = None,
+    agent_key_env: Annotated[Optional[str], typer.Option(
+        help="The environment variable holding the agent's key (default: the provider's, "
+             "e.g. OPENAI_API_KEY).")] = None,
     user_key_env: Annotated[Optional[str], typer.Option(help="The variable holding the customer's key.")] = None,
     arms: ArmsOpt = "en,ja",
     users: UsersOpt = "ja-en-prompt",
     agent: Annotated[str, typer.Option(help="tau2's agent implementation.")] = "llm_agent",
     trials: Annotated[int, typer.Option(min=1, help="Trials per task (retention needs 2 or more).")] = 2,
     seed: Annotated[int, typer.Option(help="tau2's --seed: each trial's seed derives from it.")] = 300,
-    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
+    task_ids: Annotated[Optional[list[str]], typer.Option(
+        "--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
     num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
     max_steps: Annotated[int, typer.Option(min=1)] = 200,
     max_errors: Annotated[int, typer.Option(min=1)] = 10,
-    retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration.")] = None,
+    retrieval_config: Annotated[Optional[str], typer.Option(
+        help="banking_knowledge's retrieval configuration.")] = None,
     concurrency: Annotated[int, typer.Option(min=1, help="Simulations at a time.")] = 4,
     max_retries: Annotated[int, typer.Option(min=0, help="Tries again a simulation that raised, then records it "
                                                          "as a failure.")] = 3,
@@ -120,8 +123,8 @@ def run(
                         max_steps=max_steps, max_errors=max_errors, retrieval_config=retrieval_config,
                         runtime=runtime_name())
         except ValueError as exc:  # pydantic: the first problem in one line
-            errors = getattr(exc, "errors", lambda: [])()
-            first = errors[0] if errors else {"loc": (), "msg": str(exc)}
+            errors: list[dict[str, Any]] = getattr(exc, "errors", lambda: [])()
+            first: dict[str, Any] = errors[0] if errors else {"loc": (), "msg": str(exc)}
             where = ".".join(str(p) for p in first["loc"])
             raise InputError(f"--{where.replace('_', '-')}: {first['msg'].removeprefix('Value error, ')}") from None
         from jtau.experiment.runner import parse_shard
@@ -188,11 +191,15 @@ def _dry_run(plan, like: Path | None, concurrency: int) -> None:
 def report(
     folders: Annotated[list[Path], typer.Argument(help="An experiment folder (jtau experiment run --out), or the "
                                                        "folders of its shards.")],
-    json_file: Annotated[Optional[Path], typer.Option("--json", help="Every number as JSON (default: FOLDER/report.json).")] = None,
-    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", help="The Markdown report (default: FOLDER/report.md).")] = None,
-    plot_file: Annotated[Optional[Path], typer.Option("--plot", help="Draw reward and retention per cell (PNG).")] = None,
+    json_file: Annotated[Optional[Path], typer.Option(
+        "--json", help="Every number as JSON (default: FOLDER/report.json).")] = None,
+    markdown_file: Annotated[Optional[Path], typer.Option(
+        "--markdown", help="The Markdown report (default: FOLDER/report.md).")] = None,
+    plot_file: Annotated[Optional[Path], typer.Option(
+        "--plot", help="Draw reward and retention per cell (PNG).")] = None,
     bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="Bootstrap resamples over tasks.")] = 1000,
-    permutations: Annotated[int, typer.Option(min=10, max=1_000_000, help="Random task pairs for the chance floor.")] = 1000,
+    permutations: Annotated[int, typer.Option(min=10, max=1_000_000,
+                                              help="Random task pairs for the chance floor.")] = 1000,
 ) -> None:
     """Reward, retention, failures, diagnostics and the decomposition of an experiment, per cell."""
     try:
@@ -222,7 +229,8 @@ def calibrate_command(
     trials: Annotated[int, typer.Option(min=1, help="Trials per task. Retention needs two arms (en and another) "
                                                      "and two trials; with one arm or one trial each side's rewards "
                                                      "and failures are checked.")] = 2,
-    task_ids: Annotated[Optional[list[str]], typer.Option("--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
+    task_ids: Annotated[Optional[list[str]], typer.Option(
+        "--task-ids", help="Only these tasks: --task-ids 0 1 2 as in tau2 run, or the option repeated.")] = None,
     num_tasks: Annotated[Optional[int], typer.Option(min=1, help="Only the first N tasks.")] = None,
     retrieval_config: Annotated[Optional[str], typer.Option(help="banking_knowledge's retrieval configuration "
                                                                  "(bm25 needs no embeddings).")] = "bm25",

@@ -71,7 +71,8 @@ def localize(
     tm: Annotated[Optional[Path], typer.Option(
         "--tm", callback=checked_path,
         help="Translation memory folder. Default: data/tm. An empty folder means: translate everything.")] = None,
-    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
+    check: Annotated[bool, typer.Option(
+        "--check", help="Write nothing; exit 1 if the output on disk is stale.")] = False,
     offline: Annotated[bool, typer.Option(
         "--offline", help="Never contact an endpoint; exit 1 listing the segments the memory lacks.")] = False,
     dry_run: Annotated[bool, typer.Option(
@@ -216,8 +217,8 @@ def _localize_one(name: str, root: Path, folders: Folders, options, check: bool,
         from jtau.changes import report_markdown
 
         markdown = report_markdown(result, changes, changed)
-    return DomainRun(name, _summary_rows(result, target, folders, changed, check, report), list(result.notes), len(changed),
-                     result.translation.untranslated, markdown)
+    rows = _summary_rows(result, target, folders, changed, check, report)
+    return DomainRun(name, rows, list(result.notes), len(changed), result.translation.untranslated, markdown)
 
 
 def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, report: Path | None,
@@ -302,7 +303,10 @@ def _summary_rows(result, target: Path, folders: Folders, changed: list[str], ch
                   report: Path | None) -> list[tuple[str, str, str | None]]:
     """The summary table of one domain's run: (key, value, style) rows."""
     rows: list[tuple[str, str, str | None]] = []
-    add = lambda key, value, style=None: rows.append((key, value, style))
+
+    def add(key: str, value: str, style: str | None = None) -> None:
+        rows.append((key, value, style))
+
     add("source", str(result.source.path))
     add("output", str(target))
     t = result.translation
@@ -411,7 +415,8 @@ def review(
     source: SourceOpt = None,
     tm: TmOpt = None,
     changed_since: Annotated[Optional[str], typer.Option(
-        "--changed-since", help="Only the text that changed since this git revision: English, old and new Japanese.")] = None,
+        "--changed-since",
+        help="Only the text that changed since this git revision: English, old and new Japanese.")] = None,
 ) -> None:
     """Write side-by-side review pages of localized domains: English and Japanese per task, policy
     section and document (the domains in --out, as source, maps and memory give them)."""
@@ -451,8 +456,9 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
         raise InputError(f"{target}: no localized {domain} domain here", run=("localize", domain))
     stale = check_files(target, result.outputs)
     if stale:
+        differ = "differs" if len(stale) == 1 else "differ"
         raise CheckFailed(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
-                          f"({counted(len(stale), 'file')} {'differs' if len(stale) == 1 else 'differ'}), so a page would show another text: give the "
+                          f"({counted(len(stale), 'file')} {differ}), so a page would show another text: give the "
                           "--tm and --source it was localized with", first(stale, 5), run=("localize", domain),
                           run_label="or, to bring it up to date, run")
     if changed_since is not None:

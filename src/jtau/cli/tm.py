@@ -61,7 +61,8 @@ def tm_export(
             return
         status = status or "missing"
         result = plan(domain, source, tm)
-        jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale, frozenset(result.rules.source_language))
+        jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale,
+                        frozenset(result.rules.source_language))
         done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
                       result.maps.locale.locale, out, status, format, domain)
         if not done.written:

@@ -99,7 +99,7 @@ def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
 
 
 def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str], trials: int = 2,
-              task_ids: list[str] | None = None, num_tasks: int | None = None,
+              task_ids: list[str] | dict[str, list[str]] | None = None, num_tasks: int | None = None,
               deviations: Iterable[Deviation] = (), retrieval_config: str | None = None, concurrency: int = 4,
               on_progress: Callable | None = None, bootstrap: int = 200, judge: str = JUDGE) -> Calibration:
     """Run a scripted experiment into `folder` and analyse it; `problems` lists every number that

@@ -40,7 +40,8 @@ class Measured:
 
 def count(plan: Plan, tasks: dict[str, list]) -> list[Side]:
     """Each side of the plan with its tasks and simulations (`tasks`: experiment.runner.prepare's)."""
-    return [Side(domain, user, len(tasks[domain]), len(tasks[domain]) * plan.trials) for domain, _, user in plan.units()]
+    return [Side(domain, user, len(tasks[domain]), len(tasks[domain]) * plan.trials)
+            for domain, _, user in plan.units()]
 
 
 def measure(folder: Path) -> dict[tuple[str, str] | None, Measured]:
@@ -48,7 +49,8 @@ def measure(folder: Path) -> dict[tuple[str, str] | None, Measured]:
     `folder`; None -> the same over all its sides."""
     files = sorted((folder / "simulations").glob("*/*/*.json"))
     if not files:
-        raise InputError(f"--like {folder}: no simulation there to measure (an experiment folder of jtau experiment run)")
+        raise InputError(f"--like {folder}: no simulation there to measure "
+                         "(an experiment folder of jtau experiment run)")
     by_side: dict = {}
     for path in files:
         try:

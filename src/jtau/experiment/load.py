@@ -81,6 +81,7 @@ def _one(folder: Path) -> tuple[dict, list[Trace]]:
         if isinstance(meta.get("prompts"), dict):  # the system prompts it ran with, one digest
             trace.prompts = hashlib.sha256(orjson.dumps(meta["prompts"], option=orjson.OPT_SORT_KEYS)).hexdigest()
         if trace.parsed:
+            assert trace.diagnostics is not None  # simulation_trace gives every parsed trace its diagnostics
             trace.diagnostics.update(judge_diagnostics(simulation.get("reward_info"), meta.get("nl_assertions")))
         traces.append(trace)
     return manifest, traces

@@ -54,13 +54,13 @@ class Plan(BaseModel):
     agent_key_env: str | None = None         # the variables holding keys (their names, never their values)
     user_key_env: str | None = None
     judge_key_env: str | None = None
-    trials: int = Field(2, ge=1)
+    trials: int = Field(default=2, ge=1)
     seed: int = 300
     # the tasks: ids run in every domain that has them, or per domain ({"airline": ["1"], ...})
     task_ids: list[str] | dict[str, list[str]] | None = None
-    num_tasks: int | None = Field(None, ge=1)
-    max_steps: int = Field(200, ge=1)
-    max_errors: int = Field(10, ge=1)
+    num_tasks: int | None = Field(default=None, ge=1)
+    max_steps: int = Field(default=200, ge=1)
+    max_errors: int = Field(default=10, ge=1)
     retrieval_config: str | None = None      # banking_knowledge's retrieval configuration
     runtime: str = ""                        # the tau2 that runs it ("tau2-bench 1.0.1")
 

@@ -28,6 +28,8 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import TracebackType
+from typing import Any
 
 import orjson
 
@@ -40,9 +42,10 @@ MANIFEST = "experiment.json"
 PROMPTS = "prompts"  # each distinct prompt a simulation was run with, once: <sha256>.txt
 FORMAT = 1
 # (runtime/calls.py wraps the models' calls: its frame is its caller's, not a place of its own)
-FAILED_IN = (("/jtau/runtime/calls.py", None), ("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"), ("/jtau/runtime/user", "user simulator"),
-             ("/tau2/evaluator/", "evaluation"), ("/tau2/environment/", "environment"),
-             ("/tau2/domains/", "environment"), ("/jtau/runtime/", "environment"))
+FAILED_IN = (("/jtau/runtime/calls.py", None), ("/tau2/agent/", "agent"), ("/tau2/user/", "user simulator"),
+             ("/jtau/runtime/user", "user simulator"), ("/tau2/evaluator/", "evaluation"),
+             ("/tau2/environment/", "environment"), ("/tau2/domains/", "environment"),
+             ("/jtau/runtime/", "environment"))
 
 
 def dumps(data) -> bytes:
@@ -54,7 +57,8 @@ def read_manifest(folder: Path) -> dict:
     try:
         data = orjson.loads(path.read_bytes())
     except FileNotFoundError:
-        raise InputError(f"{folder}: no experiment here (no {MANIFEST}); run: jtau experiment run --out {folder} ...") from None
+        raise InputError(f"{folder}: no experiment here (no {MANIFEST}); "
+                         f"run: jtau experiment run --out {folder} ...") from None
     except (OSError, orjson.JSONDecodeError) as exc:
         raise InputError(f"{path}: cannot read the experiment's manifest: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("plan"), dict) or data.get("format") != FORMAT:
@@ -113,14 +117,15 @@ class Runner:
             # the id is the plan's, so that shards written to separate folders are one run
             identity = orjson.dumps({"plan": self.plan.identity(), "datasets": datasets, "runtime": self.plan.runtime},
                                     option=orjson.OPT_SORT_KEYS)
-            manifest = {"format": FORMAT, "id": hashlib.sha256(identity).hexdigest()[:12],
+            manifest: dict[str, Any] = {"format": FORMAT, "id": hashlib.sha256(identity).hexdigest()[:12],
                         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "jtau": __version__,
                         "runtime": self.plan.runtime, "plan": self.plan.identity(), "datasets": datasets}
             if create_once(path, dumps(manifest)):
                 return manifest
         manifest = read_manifest(self.folder)
         if manifest["plan"] != self.plan.identity():
-            raise InputError(f"{self.folder} holds another experiment ({first_difference(manifest['plan'], self.plan.identity())}); "
+            difference = first_difference(manifest["plan"], self.plan.identity())
+            raise InputError(f"{self.folder} holds another experiment ({difference}); "
                              "give another --out, or the same options to continue it")
         if manifest.get("datasets") != datasets or manifest.get("runtime") != self.plan.runtime:
             raise InputError(f"{self.folder}: its experiment ran on other J-tau data or another tau2 "
@@ -163,7 +168,7 @@ class Runner:
         from jtau.runtime import calls
         from jtau.runtime.simulate import run_one
 
-        error = None
+        error: tuple[Exception, TracebackType | None, int] | None = None
         for attempt in range(1, self.max_retries + 2):
             if self.stop.is_set():
                 return
@@ -176,12 +181,13 @@ class Runner:
                 continue
             self.write(simulation, record, attempt, calls.finish())
             return
-        exc, tb, attempts = error
+        assert error is not None  # at least one attempt ran (max_retries >= 0), and each that did not return failed
+        failure, tb, attempts = error
         self.write(simulation, {
             "id": f"{simulation.task_id}_{simulation.trial}_failed", "task_id": simulation.task_id,
             "termination_reason": "infrastructure_error", "messages": [], "trial": simulation.trial,
             "seed": simulation.seed, "reward_info": None,
-            "info": {"error": scrub(str(exc))[:2000], "error_type": type(exc).__name__,
+            "info": {"error": scrub(str(failure))[:2000], "error_type": type(failure).__name__,
                      "failed_in": failed_in(tb), "attempts": attempts}}, attempts)
 
     def run(self, tasks: dict[str, list], settings, datasets: dict) -> Progress:
@@ -285,9 +291,11 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     judge_args = dict(plan.judge_llm_args or {})
     if plan.judge_key_env and os.environ.get(plan.judge_key_env):
         judge_args["api_key"] = os.environ[plan.judge_key_env]
-    set_judge(plan.judge_llm, orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None)
+    judge_json = orjson.dumps(judge_args).decode() if judge_args or plan.judge_llm_args is not None else None
+    set_judge(plan.judge_llm, judge_json)
     calls.watch()
-    tasks, used = {}, set()
+    tasks: dict[str, list] = {}
+    used: set[tuple[str, str]] = set()
     given = plan.task_ids
     for domain, _, _ in plan.units():
         if domain in tasks:
@@ -313,12 +321,12 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
         from jtau.listing import joined
 
         raise InputError(f"no domain of the plan has task {joined(unknown, 5)}")
-    ids = {domain: [t.id for t in found] for domain, found in tasks.items()}
+    ids_of = {domain: [t.id for t in found] for domain, found in tasks.items()}
     by_base: dict[str, list] = {}
     for domain, _, _ in plan.units():
         by_base.setdefault(domain.rpartition("_")[0], []).append(domain)
     for base, sides in by_base.items():
-        differ = [d for d in sides if ids[d] != ids[sides[0]]]
+        differ = [d for d in sides if ids_of[d] != ids_of[sides[0]]]
         if differ:
             raise InputError(f"{differ[0]} and {sides[0]} have different tasks: sides of {base} must run the same ids")
     return tasks, {domain: dataset_digest(folder) if (folder := dataset_folder(domain)) else None for domain in tasks}

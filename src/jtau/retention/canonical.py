@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -31,6 +32,9 @@ from jtau.rules import DomainRules, available, load_rules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import MoneyError, evaluate
+
+if TYPE_CHECKING:
+    from jtau.retention.diagnostics import ActionChecks
 
 TEXT = "text"
 
@@ -83,7 +87,7 @@ class Canonicalizer:
         self.localizers: dict[str, Localizer] = {}
         self.ids: dict[bytes, int] = {}
         self.names: list[str] = []
-        self.checks = None
+        self.checks: ActionChecks | None = None
 
     def _rules(self, benchmark: str) -> DomainRules | None:
         if benchmark not in self.rules:
@@ -92,6 +96,7 @@ class Canonicalizer:
 
     def _localizer(self, rules: DomainRules) -> Localizer:
         if rules.name not in self.localizers:
+            assert self.maps is not None, "encode localizes a side only when there are maps"
             self.localizers[rules.name] = Localizer.for_rules(self.maps, rules)
         return self.localizers[rules.name]
 
@@ -126,7 +131,7 @@ class Canonicalizer:
     def args(self, rules: DomainRules | None, step: Step, localize: bool) -> dict:
         """Canonical arguments; `localize`: the source's entities as J-tau holds them."""
         table = rules.tools.get(step.name, {}) if rules else {}
-        if not table:
+        if rules is None or not table:
             return normalize(step.args)
         args = orjson.loads(orjson.dumps(step.args, option=orjson.OPT_NON_STR_KEYS)) if step.args else {}
         scale = self.rate if localize else Decimal(1)
@@ -184,14 +189,16 @@ class Canonicalizer:
         rules = self._rules(benchmark)
         in_source_space = not localized_space(language)
         mapped = self.maps is not None and rules is not None and in_source_space
-        route, full, localized = [], [], [] if mapped else None
+        route: list[int] = []
+        full: list[int] = []
+        localized: list[int] | None = [] if mapped else None
         for action in actions:
             step = self.step(rules, action["tool"], action.get("args") or {})
             route.append(self.token(b"R" + step.name.encode(), step.name))
             full.append(self._full(step, self.args(rules, step, False)))
-            if mapped:
+            if localized is not None:
                 localized.append(self._full(step, self.args(rules, step, True)))
-        return tuple(route), tuple(full), tuple(localized) if mapped else None
+        return tuple(route), tuple(full), tuple(localized) if localized is not None else None
 
     def _full(self, step: Step, args: dict) -> int:
         canonical = orjson.dumps(args, option=orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS)

@@ -71,7 +71,8 @@ def decompose(groups: dict[tuple, Group], bootstrap: int = 1000, seed: int = 0) 
             shared = sorted(set.intersection(*(set(m) for m in mean_reward.values())))
             if shared:
                 gaps = {arm: np.array([mean_reward["en"][t] - mean_reward[arm][t] for t in shared]) for arm in ARMS}
-                out.append({**base, "measure": "reward", "tasks": len(shared), "effects": effects(gaps, bootstrap, rng)})
+                out.append({**base, "measure": "reward", "tasks": len(shared),
+                            "effects": effects(gaps, bootstrap, rng)})
             for level, name in ((0, "route"), (1, "full")):
                 pairs = {arm: collect(g, level, sides["en"], sides[arm]) for arm in ARMS}
                 shared = sorted(set.intersection(*(set(p.cross_by_task) & set(p.within_source_by_task)

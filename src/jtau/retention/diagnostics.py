@@ -12,7 +12,7 @@ Read from the messages at import (`conversation_diagnostics`, kept in the trace)
   alone are no text.
 - `judge_verdicts` / `judge_expected` (tau2-bench 1.0.1, a task graded by NL assertions): how
   many verdicts the judge gave and how many assertions the task has; a difference, or an empty
-  verdict, flags the task (upstream issue #554 scores such a reply as a pass).
+  verdict, flags the task (tau2-bench 1.0.1 scores such a reply as a pass).
 
 Counted from the actions with the maps and rules, in the analysis (`action_diagnostics`):
 name-order errors (a lookup with a person's given and family names swapped) and

@@ -24,6 +24,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -146,7 +147,8 @@ def run_info(data, where: str, source_language: str = "en", model: str | None = 
     info = data["info"]
     retrieval = info.get("retrieval_config")
     if runtime is None:  # as the file says it: jtau's block, 1.0.1's own fields; else unknown, never guessed
-        block = data.get("jtau") if isinstance(data.get("jtau"), dict) else {}
+        found = data.get("jtau")
+        block = found if isinstance(found, dict) else {}
         if isinstance(block.get("runtime"), str) and block["runtime"]:
             runtime = _clean(block["runtime"], f"{where}: jtau.runtime")
         elif "retrieval_config" in info or "simulation_index" in data:
@@ -170,7 +172,8 @@ def jtau_provenance(data: dict, domain: str, where: str) -> tuple[str | None, st
     block = data.get("jtau")
     if not isinstance(block, dict):
         return None, None
-    datasets = block.get("datasets") if isinstance(block.get("datasets"), dict) else {}
+    found = block.get("datasets")
+    datasets = found if isinstance(found, dict) else {}
     version, dataset = block.get("version"), datasets.get(domain)
     return (_clean(version, f"{where}: jtau.version") if isinstance(version, str) else None,
             _clean(dataset, f"{where}: jtau.datasets.{domain}") if isinstance(dataset, str) else None)
@@ -214,9 +217,9 @@ def simulation_trace(sim, info: RunInfo, index: int, where: str) -> Trace:
     messages = [] if sim["messages"] is None else sim["messages"]
     if not isinstance(messages, list):
         raise InputError(f"{where}.messages: not a list")
-    common = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user, retrieval=info.retrieval,
-                  reward=None if reward is None else float(reward), origin=where, jtau=info.jtau,
-                  dataset=info.dataset, usage=usage.of_simulation(sim))
+    common: dict[str, Any] = dict(seed=seed, run=info.run, runtime=info.runtime, user=info.user,
+                                  retrieval=info.retrieval, reward=None if reward is None else float(reward),
+                                  origin=where, jtau=info.jtau, dataset=info.dataset, usage=usage.of_simulation(sim))
     meta = (info.model, info.benchmark, info.language, info.temperature, trial, str(task_id))
     if reason in FAILURES or skipped:
         return Trace(*meta, False, [], failure=_clean(reason or "skipped", f"{where}.termination_reason"), **common)

@@ -78,8 +78,9 @@ USAGE_HEADER = ["side", "simulations", "agent $", "customer $", "judge $", "tota
 
 
 def usage_line(cell: dict) -> Text | None:
-    parts = [f"{label} {_cost(u['total_cost'])} ({_cost(u['cost_per_simulation'])}/sim; agent {_cost(u.get('agent_cost'))}"
-             f", customer {_cost(u.get('customer_cost'))}, judge {_cost(u.get('judge_cost'))}; tokens agent "
+    parts = [f"{label} {_cost(u['total_cost'])} ({_cost(u['cost_per_simulation'])}/sim; "
+             f"agent {_cost(u.get('agent_cost'))}, customer {_cost(u.get('customer_cost'))}, "
+             f"judge {_cost(u.get('judge_cost'))}; tokens agent "
              f"{_tokens(u, 'agent')}, customer {_tokens(u, 'customer')}, judge {_tokens(u, 'judge')})"
              for label, u in cell.get("usage", {}).items()]
     return Text("cost  " + "   ".join(parts)) if parts else None
@@ -124,6 +125,10 @@ def diagnostics_table(cell: dict) -> Table:
     return table
 
 
+def _step_at(route: list[str], index: int) -> str:
+    return route[index] if index < len(route) else "(end)"
+
+
 def parted_line(cell: dict, limit: int = 5) -> Text | None:
     parted = [t for t in cell["tasks"] if t["parted_at"] is not None]
     if not parted:
@@ -133,8 +138,7 @@ def parted_line(cell: dict, limit: int = 5) -> Text | None:
     for t in parted[:limit]:
         index = t["parted_at"]
         a, b = t["route"][source], t["route"][target]
-        step = lambda route: route[index] if index < len(route) else "(end)"  # noqa: E731
-        shown.append(f"task {t['task_id']} at step {index + 1}: {step(a)} vs {step(b)}")
+        shown.append(f"task {t['task_id']} at step {index + 1}: {_step_at(a, index)} vs {_step_at(b, index)}")
     more = f"; and {len(parted) - limit} more (--json, the Markdown report)" if len(parted) > limit else ""
     return Text(f"routes part in {counted(len(parted), 'task')}: " + "; ".join(shown) + more)
 
@@ -145,7 +149,7 @@ def blocks(results: list[dict]) -> Group:
     matched retention, and the raw, matched and corrected gaps side by side; with details (an
     experiment, `--details`) the rewards, answer vs action, failures, diagnostics and the tasks
     whose routes part."""
-    parts = []
+    parts: list[Text | Table] = []
     for cell in results:
         parts += [header(cell)]
         if "reward" in cell:
@@ -200,20 +204,23 @@ def summary_table(summary: dict) -> Group:
         rows.add_row(f"{r['temperature']:g}", r["row"], str(r["cells"]), _f(r["iwithin"]), _f(r["icross"]),
                      _f(r["retention"]), _f(r["gap"]), _f(r["gap_corrected"]), str(r["positive_gaps"]),
                      str(r["intervals_excluding_zero"]))
-    lines = [rows]
+    lines: list[Text | Table] = [rows]
     for temperature, m in summary["across_models"]["per_temperature"].items():
-        lines.append(Text(f"T={temperature}: {counted(m['models'], 'model')}, band of matched retention {_f(m['band'])}, "
+        lines.append(Text(f"T={temperature}: {counted(m['models'], 'model')}, "
+                          f"band of matched retention {_f(m['band'])}, "
                           f"variance explained by model {_f(m['variance_explained_by_model'])}"))
     for pair, rho in summary["across_models"]["rank_correlation_of_corrected_gaps"].items():
         lines.append(Text(f"rank correlation of models' corrected gaps, T {pair}: {_f(rho)}"))
     shares = [f"{lang} {v['translate_call_share']:.1%}" for lang, v in summary["languages"].items()
               if v["translate_call_share"]]
     if shares:
-        lines.append(Text("Translate-like tool calls: " + joined(shares, 12) + (" (--json has all)" if len(shares) > 12 else "")))
+        more = " (--json has all)" if len(shares) > 12 else ""
+        lines.append(Text("Translate-like tool calls: " + joined(shares, 12) + more))
     thoughts = [f"{lang} {v['thoughts_ascii_share']:.0%}" for lang, v in summary["languages"].items()
                 if v["thoughts_ascii_share"] is not None]
     if thoughts:
-        lines.append(Text("ASCII share of reasoning: " + joined(thoughts, 12) + (" (--json has all)" if len(thoughts) > 12 else "")))
+        more = " (--json has all)" if len(thoughts) > 12 else ""
+        lines.append(Text("ASCII share of reasoning: " + joined(thoughts, 12) + more))
     return Group(*lines)
 
 
@@ -301,7 +308,8 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
                      f"{cell['failure_rate_by_language'].get(label, 0):.1%}",
                      ", ".join(f"{k} {n}" for k, n in cell["failures_by_language"].get(label, {}).items()) or "–"]
                     for label, r in cell["reward"].items()]
-            lines += _md_table(["side", "reward", "simulations", *(f"pass^{k}" for k in ks), "failed", "failures"], rows)
+            lines += _md_table(["side", "reward", "simulations", *(f"pass^{k}" for k in ks), "failed", "failures"],
+                               rows)
         if cell.get("usage"):
             lines += _md_table(USAGE_HEADER, usage_rows(cell))
         if cell.get("signatures"):
@@ -320,8 +328,9 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
                   + f"; the reward differs on {len(cell['reward_differs'])}.", ""]
         labels = list(cell["diagnostics"])
         lines += _md_table(["diagnostic", *labels], [
-            [name, *("–" if cell["diagnostics"][l].get(key) is None else form.format(cell["diagnostics"][l][key])
-                     for l in labels)] for name, key, form in DIAGNOSTICS])
+            [name, *("–" if cell["diagnostics"][label].get(key) is None
+                     else form.format(cell["diagnostics"][label][key]) for label in labels)]
+            for name, key, form in DIAGNOSTICS])
         shown = [t for t in cell["tasks"] if t["parted_at"] is not None or t["task_id"] in cell["reward_differs"]]
         if shown:
             s, t_ = cell["source"], cell["target"]
@@ -342,7 +351,8 @@ def markdown(results: list[dict], manifest: dict | None = None, decomposition: l
 def decomposition_table(decomposition: list[dict]) -> Group:
     """The 2x2's effects at 80 columns: per cell a title line, then per measure its gaps and, on
     the line below, their 95% intervals."""
-    parts, seen = [], None
+    parts: list[Text | Table] = []
+    seen: tuple | None = None
     for d in decomposition:
         cell = (d["model"], d["benchmark"], d.get("runtime"), d["temperature"], d.get("customer"))
         if cell != seen:

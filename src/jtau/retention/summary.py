@@ -80,7 +80,7 @@ def across_models(cells: list[dict], level: str = "full") -> dict:
         out[f"{temperature:g}"] = {"models": len(means),
                                    "band": max(means.values()) - min(means.values()) if means else None,
                                    "variance_explained_by_model": float(between / total) if total else None}
-    gaps = defaultdict(dict)
+    gaps: defaultdict[float, dict[str, list[float]]] = defaultdict(dict)
     for c in cells:
         value = c["levels"][level]["gap_corrected"]
         if c["ranked"] and value is not None:
@@ -94,7 +94,7 @@ def across_models(cells: list[dict], level: str = "full") -> dict:
 
 
 def per_language(groups) -> dict:
-    calls, translate, ascii_chars, chars, parsed, translating = (defaultdict(int) for _ in range(6))
+    calls, translate, ascii_chars, chars, parsed, translating = (defaultdict[str, int](int) for _ in range(6))
     for g in groups:
         for side, n in g.rollouts.items():
             parsed[side.language] += n - g.failed[side]
@@ -106,7 +106,8 @@ def per_language(groups) -> dict:
             ascii_chars[side.language] += a
             chars[side.language] += n
     return {language: {"translate_call_share": translate[language] / calls[language] if calls[language] else None,
-                       "translate_rollout_share": translating[language] / parsed[language] if parsed[language] else None,
+                       "translate_rollout_share":
+                           translating[language] / parsed[language] if parsed[language] else None,
                        "thoughts_ascii_share": ascii_chars[language] / chars[language] if chars[language] else None}
             for language in sorted(calls)}
 

@@ -28,7 +28,7 @@ def of_simulation(sim: dict, judge: dict | None = None) -> dict | None:
         if (value := _number(sim.get(key))) is not None:
             usage[name] = value
     for message in sim.get("messages") or []:
-        who = ROLES.get(message.get("role")) if isinstance(message, dict) else None
+        who = ROLES.get(message.get("role", "")) if isinstance(message, dict) else None
         tokens = message.get("usage") if who else None
         if isinstance(tokens, dict):
             for kind in ("prompt", "completion"):
@@ -49,9 +49,11 @@ def total(usages: list[dict]) -> dict:
             sums[key] += value
             recorded[key] += 1
     costs = [key for key in ("agent_cost", "customer_cost", "judge_cost") if recorded[key]]
-    out = {key: round(sums[key], 6) if key.endswith("_cost") else int(sums[key]) for key in KEYS if recorded[key]}
+    out: dict[str, float | dict[str, int] | None] = {
+        key: round(sums[key], 6) if key.endswith("_cost") else int(sums[key]) for key in KEYS if recorded[key]}
     out["simulations"] = len(usages)
     out["cost_recorded"] = {key: recorded[key] for key in costs}
-    out["total_cost"] = round(sum(sums[key] for key in costs), 6) if costs else None
-    out["cost_per_simulation"] = round(out["total_cost"] / len(usages), 6) if costs and usages else None
+    total_cost = round(sum(sums[key] for key in costs), 6) if costs else None
+    out["total_cost"] = total_cost
+    out["cost_per_simulation"] = round(total_cost / len(usages), 6) if total_cost is not None and usages else None
     return out

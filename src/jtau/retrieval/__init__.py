@@ -1,15 +1,16 @@
-"""Japanese retrieval for J-tau's banking_knowledge_ja (issue 20, section 4).
+"""Japanese retrieval for J-tau's banking_knowledge_ja.
 
 tau2 1.0.1's banking_knowledge agent searches a knowledge base through one of 20 retrieval
 variants.  On J-tau the documents are Japanese, and tau2's BM25 (`text.lower().split()`) finds
-almost nothing in text without spaces.  This package gives each variant its Japanese form:
+almost nothing in text without spaces.  This package gives each upstream variant its
+banking_knowledge_ja form:
 
-| upstream                         | banking_knowledge_ja                                           |
-|----------------------------------|----------------------------------------------------------------|
-| BM25 (`bm25*`, alltools' BM25)   | Japanese BM25: kanji/katakana bigrams (tokenize.py), tau2's BM25Okapi (bm25.py) |
-| dense (`*_embeddings*`, alltools' dense) | the same model over the Japanese documents' vectors, built by `jtau banking embed` (embeddings.py), read from a file, never computed at run time |
-| grep, shell, rerankers           | tau2's own, over the Japanese documents                        |
-| no_knowledge, full_kb, golden_retrieval | tau2's own (prompt-only variants)                       |
+- BM25 (`bm25*`, alltools' BM25): Japanese BM25, kanji/katakana bigrams (tokenize.py) in tau2's
+  BM25Okapi (bm25.py);
+- dense (`*_embeddings*`, alltools' dense): the same model over the Japanese documents' vectors,
+  built by `jtau banking embed` (embeddings.py), read from a file, never computed at run time;
+- grep, shell, rerankers: tau2's own, over the Japanese documents;
+- no_knowledge, full_kb, golden_retrieval: tau2's own (prompt-only variants).
 
 No variant answers English queries through a translation: the index holds only what the Japanese
 documents print (an agent that searches in English is the English pivot J-tau exists to reveal).

@@ -203,7 +203,8 @@ def load_documents(folder: Path) -> list[dict]:
     if not folder.is_dir():
         raise InputError(f"{folder}: no such folder of documents (J-tau's knowledge base is "
                          "data/domains/banking_knowledge/documents once it is localized; --documents DIR for another)")
-    docs, seen = [], {}
+    docs: list[dict] = []
+    seen: dict[str, str] = {}
     for path in sorted(folder.glob("*.json")):
         try:
             doc = json.loads(path.read_text(encoding="utf-8"))
@@ -333,6 +334,9 @@ def default_file(model: str, domain: str = DOMAIN) -> Path:
     a model's embeddings: $JTAU_EMBEDDINGS, else ~/.cache/jtau/embeddings ($XDG_CACHE_HOME), one
     file per model and arm."""
     folder = os.environ.get("JTAU_EMBEDDINGS")
-    base = Path(folder) if folder else Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jtau" / "embeddings"
+    if folder:
+        base = Path(folder)
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "jtau" / "embeddings"
     return base / f"{domain}.{re.sub(r'[^A-Za-z0-9._-]+', '_', model)}.pkl"
 

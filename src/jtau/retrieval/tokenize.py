@@ -14,8 +14,8 @@ half-width ｶﾀｶﾅ is カタカナ):
 Why hiragana separates: on the measurement sample, bigrams over all Japanese characters found the
 same documents (within one query of 60 titles and of 30 questions) with 2.2 times the tokens, and
 built their index in 2.1x the time of tau2's English index; kanji/katakana bigrams take 1.4x
-(issue 20's bound: 1.5x).  Morphological analysers (MeCab/UniDic, Sudachi) found no more and cost
-4-14x (the README's table).
+(the bound set for the index: 1.5x).  Morphological analysers (MeCab/UniDic, Sudachi) found no
+more and cost 4-14x (the README's table).
 
 The result is a bag of tokens (BM25 counts them; their order is not meaningful).  Queries and
 documents go through the same function.  Nothing is added that the text does not contain: no

@@ -109,8 +109,10 @@ def kb_pipeline(spec: JaPipelineSpec, documents: list[dict]):
     if spec.type in ("bm25_ja", "bm25_en"):
         return pipelines.bm25_pipeline(documents, spec.top_k, post, japanese=spec.type == "bm25_ja")
     if spec.type == "embedding_ja":
-        path = spec.embeddings or embeddings.default_file(spec.endpoint_model, spec.domain)
-        return pipelines.dense_pipeline(documents, path, spec.endpoint_model, spec.query_instruction, spec.top_k, post)
+        model = spec.endpoint_model
+        assert model is not None, "ja_spec names the endpoint model of every embedding_ja spec"
+        path = spec.embeddings or embeddings.default_file(model, spec.domain)
+        return pipelines.dense_pipeline(documents, path, model, spec.query_instruction, spec.top_k, post)
     raise ValueError(f"Unknown pipeline type: {spec.type!r} (not a ja_variant spec)")
 
 

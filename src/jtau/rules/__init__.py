@@ -236,7 +236,7 @@ class DomainRules(BaseModel):
         for kind, forms in formats.items():
             for form in forms:
                 try:
-                    form.regex
+                    _ = form.regex  # compiles the pattern
                     form.render(**{name: "x" for name in form.kinds})
                 except (re.error, KeyError, IndexError, ValueError) as exc:
                     raise ValueError(f"{kind}: {form.en!r} -> {form.ja!r}: not a format: {exc!r}") from None

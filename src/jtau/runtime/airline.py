@@ -17,8 +17,10 @@ from __future__ import annotations
 import inspect
 import types
 import typing
+from collections.abc import Callable
 from copy import deepcopy
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, create_model
 from tau2.domains.airline.data_model import (
@@ -54,8 +56,8 @@ def described_models(models: dict[str, dict[str, str]]) -> dict[type, type]:
     out = {}
     for model in (FlightInfo, Passenger, Payment):
         fields = models.get(model.__name__, {})
-        overrides = {name: (info.annotation, Field(description=fields[name]))
-                     for name, info in model.model_fields.items() if name in fields}
+        overrides: dict[str, Any] = {name: (info.annotation, Field(description=fields[name]))
+                                     for name, info in model.model_fields.items() if name in fields}
         out[model] = create_model(model.__name__, __base__=model, **overrides)
     return out
 
@@ -70,7 +72,7 @@ def swap_types(annotation, table: dict[type, type]):
     swapped = tuple(swap_types(a, table) for a in args)
     if origin in (typing.Union, types.UnionType):
         return typing.Union[swapped]
-    return origin[swapped] if origin is not list else list[swapped[0]]
+    return origin[swapped] if origin is not list else types.GenericAlias(list, (swapped[0],))
 
 
 def localized_signature(func, table: dict[type, type]) -> inspect.Signature:
@@ -152,7 +154,7 @@ def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) ->
     def list_all_airports(self):
         return list(airports)
 
-    overrides = {}
+    overrides: dict[str, Callable[..., Any]] = {}
     if arm.localizes_entities:
         overrides = {f.__name__: f for f in (book_reservation, update_reservation_baggages, list_all_airports)}
         overrides["calculate"] = whole_yen_calculate

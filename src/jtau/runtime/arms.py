@@ -23,6 +23,7 @@ folder holds them): the English-prompted customer finds its task's English twin 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import threading
@@ -101,7 +102,8 @@ class ArmDomain:
             if part == 2:
                 self.loaded = True
             return self.registration(index)[part](*args, **kwargs)
-        call.__jtau__ = True  # J-tau's registration (another package's is a collision: register_arms)
+        # J-tau's registration (another package's is a collision: register_arms)
+        call.__jtau__ = True  # type: ignore[attr-defined]  # a marker attribute on a function
         return call
 
 
@@ -162,9 +164,9 @@ def register_arms(registry, root: Path | None = None) -> list[str]:
         for name, environment, tasks, splits in domain.registrations():
             if environment is not None:
                 _register(registry, "_domains", registry.get_domains(), name, environment,
-                          lambda: registry.register_domain(environment, name))
+                          functools.partial(registry.register_domain, environment, name))
             _register(registry, "_tasks", registry.get_task_sets(), name, tasks,
-                      lambda: registry.register_tasks(tasks, name, get_task_splits=splits))
+                      functools.partial(registry.register_tasks, tasks, name, get_task_splits=splits))
             if name in COLLISIONS and splits is not None and isinstance(getattr(registry, "_task_splits", None), dict):
                 registry._task_splits[name] = splits
             _ARMS[name] = domain

@@ -108,7 +108,7 @@ class Boundary:
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             return value
         if kind == "bank_product":
-            return self.products_ja.get(value, value)
+            return self.products_ja.get(value, value) if isinstance(value, str) else value
         if kind == "money" and isinstance(value, float):
             value = round(value, 2)  # float arithmetic leaves 55.56000000000001: amounts have cents
         try:

@@ -101,7 +101,8 @@ def user_tool_descriptions(described: type) -> dict[str, str]:
     return out
 
 
-DENSE = re.compile(r"The `KB_search_dense` tool uses \*\*(?P<provider>.+?)\*\* with embedding model `(?P<model>.+?)` for dense retrieval\.")
+DENSE = re.compile(r"The `KB_search_dense` tool uses \*\*(?P<provider>.+?)\*\* "
+                   r"with embedding model `(?P<model>.+?)` for dense retrieval\.")
 
 
 def dense_instructions(variant) -> str:
@@ -110,7 +111,8 @@ def dense_instructions(variant) -> str:
     match = DENSE.fullmatch(english)
     if not match:
         return english
-    return f"`KB_search_dense` ツールは、埋め込みモデル `{match['model']}`（**{match['provider']}**）による密ベクトル検索を行います。"
+    return (f"`KB_search_dense` ツールは、埋め込みモデル `{match['model']}`（**{match['provider']}**）"
+            "による密ベクトル検索を行います。")
 
 
 @functools.cache
@@ -178,7 +180,8 @@ class BankingJa:
         env = self.environment(domain_name=self.name, policy=self.policy(variant, task), tools=tools,
                                user_tools=user_tools)
         if japanese:
-            self.boundary.descriptions = user_tool_descriptions(type(user_tools))
+            described: type = type(user_tools)  # annotated: mypy does not count type[Any] as Hashable
+            self.boundary.descriptions = user_tool_descriptions(described)
         env.boundary = self.boundary
         return env
 
@@ -199,8 +202,9 @@ class BankingJa:
             text = text.replace("{{required_documents}}", "\n\n---\n\n".join(
                 f"## {d.title}\n\n{d.content}" for d in found) or none)
         if variant.kb_search_bm25 is not None and variant.kb_search_dense is not None:
-            text = text.replace("{{all_tools_dense_instructions}}", dense_instructions(variant) if self.arm.japanese_text
-                                else format_all_tools_dense_instructions(variant))
+            instructions = (dense_instructions(variant) if self.arm.japanese_text
+                            else format_all_tools_dense_instructions(variant))
+            text = text.replace("{{all_tools_dense_instructions}}", instructions)
         return text
 
     def get_tasks(self, task_split_name: str | None = None) -> list[Task]:

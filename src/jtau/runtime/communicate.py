@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from types import FrameType
 
 KANJI_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
 SMALL_UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -82,7 +83,7 @@ def normalize_amounts(text: str) -> str:
 
 def _grading_domain() -> str | None:
     """The `domain` argument of tau2's evaluate_simulation up the stack, if any."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if frame.f_code.co_name == "evaluate_simulation" and "domain" in frame.f_locals:
             return frame.f_locals["domain"]
@@ -114,7 +115,8 @@ def install(domains: set[str], spoken: dict[str, list[str]] | None = None) -> No
                 check.justification = f"Information '{check.info}' communicated (in a Japanese notation)."
         return checks
 
-    evaluate_communicate_info.jtau_domains = set(domains)
-    evaluate_communicate_info.jtau_spoken = dict(spoken or {})
-    evaluate_communicate_info.__wrapped__ = original
+    # function attributes: what a later install() extends, and tau2's own check
+    evaluate_communicate_info.jtau_domains = set(domains)  # type: ignore[attr-defined]
+    evaluate_communicate_info.jtau_spoken = dict(spoken or {})  # type: ignore[attr-defined]
+    evaluate_communicate_info.__wrapped__ = original  # type: ignore[attr-defined]
     CommunicateEvaluator.evaluate_communicate_info = classmethod(evaluate_communicate_info)

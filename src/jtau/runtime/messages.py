@@ -36,8 +36,8 @@ class MessageTable:
         self.prefix: str = data.get("prefix", "")
         self.field_values: dict[str, str] = data.get("field_values") or {}
         dollars: dict[str, list[str]] = data.get("dollar_fields") or {}
-        self.messages = [self._compile(english, japanese, dollars.get(english, ())) for english, japanese in
-                         sorted((data.get("messages") or {}).items(), key=lambda kv: -len(FIELD.sub("", kv[0])))]
+        messages = sorted((data.get("messages") or {}).items(), key=lambda kv: -len(FIELD.sub("", kv[0])))
+        self.messages = [self._compile(english, japanese, dollars.get(english, ())) for english, japanese in messages]
 
     @staticmethod
     def _compile(english: str, japanese: str, dollars=()) -> Message:
@@ -47,7 +47,8 @@ class MessageTable:
             return capture_in(parts, index)
 
         pattern = "".join(capture(index) if index % 2 else re.escape(part) for index, part in enumerate(parts))
-        amounts = frozenset(parts[i] for i in range(1, len(parts), 2) if parts[i - 1].endswith("$") or parts[i] in dollars)
+        amounts = frozenset(parts[i] for i in range(1, len(parts), 2)
+                            if parts[i - 1].endswith("$") or parts[i] in dollars)
         # as a piece: its own lines, without the line breaks the code joins pieces with (a piece
         # "\n  - Payment Date: ..." or "...Arguments: {args}\n")
         inner = FIELD.split(english.strip("\n"))
@@ -64,8 +65,11 @@ class MessageTable:
         for message in self.messages:
             if match := (message.piece if piece else message.pattern).fullmatch(text):
                 japanese = message.japanese.strip("\n") if piece else message.japanese
-                return FIELD.sub(lambda m: amount(match[m[1]]) if m[1] in message.amounts else field(match[m[1]]),
-                                 japanese)
+
+                def fill(m: re.Match, amounts: frozenset[str] = message.amounts) -> str:
+                    return amount(match[m[1]]) if m[1] in amounts else field(match[m[1]])
+
+                return FIELD.sub(fill, japanese)
         return None
 
 
@@ -123,7 +127,7 @@ def table(name: str) -> MessageTable:
     return MessageTable(_data(name))
 
 
-def table_in(name: str, japanese: Callable[[str], str]) -> MessageTable:
+def table_in(name: str, japanese: Callable[[str], str | None]) -> MessageTable:
     """The table `runtime/<name>.ja.yaml` with each Japanese text passed through `japanese` (an
     arm's notation: text/notation.py)."""
     data = _data(name)

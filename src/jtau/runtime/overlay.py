@@ -19,12 +19,14 @@ from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from types import FunctionType
+from typing import TypeVar
 
 import orjson
 import yaml
+from pydantic import BaseModel
 from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
-from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR
+from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR, ToolKitBase
 
 from jtau import dataset_files
 from jtau.runtime.compat import adapt_task
@@ -33,12 +35,16 @@ from jtau.runtime.tool_errors import japanese_error
 from jtau.swap.money import yen_in
 
 ARG_TYPE = re.compile(r"^\s*(\w+)\s*\(([^)]+)\)\s*:", re.MULTILINE)
+DB = TypeVar("DB", bound=BaseModel)
 
 
 def arg_types(original: str | None) -> dict[str, str]:
     """`name -> "bool, optional"` from an English docstring's `name (bool, optional): ...` lines."""
     args = re.split(r"\n\s*Args:\s*\n", original or "", maxsplit=1)
-    return {m[1]: m[2] for m in ARG_TYPE.finditer(re.split(r"\n\s*Returns:\s*\n", args[-1])[0])} if len(args) > 1 else {}
+    if len(args) < 2:
+        return {}
+    section = re.split(r"\n\s*Returns:\s*\n", args[-1])[0]
+    return {m[1]: m[2] for m in ARG_TYPE.finditer(section)}
 
 
 def docstring(spec: dict, types: dict[str, str] | None = None) -> str:
@@ -63,7 +69,7 @@ def descriptions(domain: str) -> dict:
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def arm_descriptions(domain: str, arm, maps) -> tuple[dict, object]:
+def arm_descriptions(domain: str, arm, maps) -> tuple[dict, Callable[[str | None], str | None] | None]:
     """(the descriptions table, a function of tau2's English docstrings or None) of an arm
     (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
     English in J-tau's notation (`ja-entities`: text/notation.py); tau2's own (`en`)."""
@@ -83,8 +89,9 @@ def whole_yen_calculate(self, expression):
     return str(int(value.to_integral_value()))
 
 
-def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature=None,
-                  keep_types: bool = False, document=None) -> type:
+def overlay_class(base: type[ToolKitBase], name: str, overrides: dict, texts: dict,
+                  signature: Callable[[Callable], inspect.Signature] | None = None, keep_types: bool = False,
+                  document: Callable[[str | None], str | None] | None = None) -> type[ToolKitBase]:
     """`base` (a tau2 toolkit) with `overrides` (tool name -> function) and the Japanese
     docstrings of `texts["tools"]`; `signature(original)` may give a tool another signature
     (for argument models with Japanese field descriptions); `keep_types` writes each argument's
@@ -93,16 +100,17 @@ def overlay_class(base: type, name: str, overrides: dict, texts: dict, signature
     attrs = {}
     for tool_name in object.__new__(base)._func_tools:  # the class's tools, without building one
         original = getattr(base, tool_name)
-        if tool_name in overrides:  # a copy: one function may serve several arms' classes
+        if tool_name not in overrides:
+            def tool(self, *args, __original=original, **kwargs):
+                return __original(self, *args, **kwargs)
+        else:  # a copy: one function may serve several arms' classes
             shared = overrides[tool_name]
             tool = FunctionType(shared.__code__, shared.__globals__, shared.__name__, shared.__defaults__,
                                 shared.__closure__)
             tool.__kwdefaults__ = shared.__kwdefaults__
-        else:
-            def tool(self, *args, __original=original, **kwargs):
-                return __original(self, *args, **kwargs)
         functools.update_wrapper(tool, original, assigned=("__module__", "__name__", "__qualname__"))
-        tool.__signature__ = signature(original) if signature else inspect.signature(original)
+        tool_signature = signature(original) if signature else inspect.signature(original)
+        tool.__signature__ = tool_signature  # type: ignore[attr-defined]  # what inspect.signature reads
         types = arg_types(original.__doc__) if keep_types else None
         tool.__doc__ = docstring(texts["tools"][tool_name], types) if tool_name in texts["tools"] else \
             document(original.__doc__) if document else original.__doc__
@@ -126,7 +134,7 @@ class JapaneseJson:
 
     @classmethod
     def to_json_str(cls, resp) -> str:
-        text = super().to_json_str(resp)
+        text = super().to_json_str(resp)  # type: ignore[misc]  # a mixin: Environment follows it in the MRO
         if isinstance(resp, str):
             return text
         return json.dumps(json.loads(text), ensure_ascii=False)
@@ -207,7 +215,7 @@ class LocalizedTasks:
         return json.loads(dataset_files.read_bytes(self.folder, "split_tasks.json"))
 
 
-def load_db(db_model: type, folder: Path, name: str = "db.json"):
+def load_db(db_model: type[DB], folder: Path, name: str = "db.json") -> DB:
     """`db_model.load(folder/name)` as tau2 does it (parse, then validate), parsed by orjson: a
     simulation builds its environment three times (run, then the evaluator's two replays), and
     the standard parser was a third of each build."""
@@ -218,7 +226,8 @@ class JaDomain(LocalizedTasks):
     """A J-tau domain as tau2 wants it: an environment constructor, tasks and splits, all
     read from the localized folder (`data/domains/<domain>/`)."""
 
-    def __init__(self, name: str, folder: Path, tools: type, db_model: type, environment: type = JaEnvironment):
+    def __init__(self, name: str, folder: Path, tools: type, db_model: type[BaseModel],
+                 environment: type = JaEnvironment):
         self.name, self.folder, self.tools, self.db_model = name, folder, tools, db_model
         self.source, self.environment = name.rpartition("_")[0], environment
 

@@ -15,6 +15,7 @@ carries version and digest into each trace (retention/importers.py).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 from jtau import __version__
@@ -40,7 +41,7 @@ def provenance(names: list[str]) -> dict | None:
     return {"name": NAME, "version": __version__, "runtime": runtime_name(), "datasets": datasets}
 
 
-def stamp_results(path: Path, extra_names: list[str] = ()) -> dict | None:
+def stamp_results(path: Path, extra_names: Sequence[str] = ()) -> dict | None:
     """Add the block to tau2's results file `path` for the domain it records (and `extra_names`:
     a task set given with --task-set-name); the block written, or None (no J-tau domain)."""
     from jtau.write import atomic_write

@@ -141,7 +141,8 @@ def compare_calls(reader: Reader, rules: DomainRules, source_task, arm_task, sou
         s_tool, a_tool = s_call.tool_calls[0], a_call.tool_calls[0]
         for finding in reader.compare(s_answer.content, a_answer.content, s_tool.name in amounts,
                                       s_data + call_values(s_tool.arguments), a_data + call_values(a_tool.arguments)):
-            out.append(Reading(index, shown_tool(s_tool, rules), finding, s_answer.content or "", a_answer.content or ""))
+            out.append(Reading(index, shown_tool(s_tool, rules), finding,
+                               s_answer.content or "", a_answer.content or ""))
     return out
 
 
@@ -201,9 +202,9 @@ def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, ar
         a_answer = answer(arm_env, *as_call(rules, tool, a_args), index)
         shown = f"{tool}({', '.join(f'{k}={v!r}' for k, v in s_args.items())})"
         if s_answer.error != a_answer.error:
-            out.append(Reading(index, shown, Finding("outcome", f"{'an error' if a_answer.error else 'no error'} on the "
-                                                                 "arm, the other on the source"),
-                               s_answer.content or "", a_answer.content or "", read=True))
+            which = "an error" if a_answer.error else "no error"
+            outcome = Finding("outcome", f"{which} on the arm, the other on the source")
+            out.append(Reading(index, shown, outcome, s_answer.content or "", a_answer.content or "", read=True))
             continue
         for finding in reader.compare(s_answer.content, a_answer.content, tool in amounts,
                                       call_values(s_args), call_values(a_args)):

@@ -13,7 +13,9 @@ on both sides and give the localized final database.  Another arm (jtau.arms): w
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tau2.domains.retail.data_model import RetailDB
 from tau2.domains.retail.tools import RetailTools
@@ -42,7 +44,7 @@ def list_all_product_types(self) -> str:
 def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) -> type[RetailTools]:
     """tau2's RetailTools with the overlay, for an arm (default `ja`)."""
     arm = arm or ARMS[JTAU_ARM]
-    overrides = {"calculate": whole_yen_calculate} if arm.localizes_entities else {}
+    overrides: dict[str, Callable[..., Any]] = {"calculate": whole_yen_calculate} if arm.localizes_entities else {}
     if arm.japanese_text:  # the catalog's names are Japanese: listed as characters, not escapes
         overrides["list_all_product_types"] = list_all_product_types
     texts, document = arm_descriptions("retail", arm, maps)

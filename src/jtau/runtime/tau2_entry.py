@@ -52,7 +52,9 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     on first use), and the Japanese user simulators, in tau2's registry; grade their
     communicate_info fairly (runtime/communicate.py)."""
     if registry is None:
-        from tau2.registry import registry
+        from tau2.registry import registry as tau2_registry
+
+        registry = tau2_registry
     from jtau.runtime.arms import register_arms
     from jtau.runtime.user import register_users
 
@@ -61,7 +63,7 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     banking_runner_options(names)
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     # (every arm but `en`, which tau2 grades as its own)
-    install_communicate({n for n in names if split_domain(n)[1].name != SOURCE_ARM},
+    install_communicate({n for n in names if (arm := split_domain(n)[1]) is not None and arm.name != SOURCE_ARM},
                         load_maps(maps_dir(root or project_root())).locale.spoken_forms)
     return names
 
@@ -135,7 +137,7 @@ def banking_runner_options(names: list[str]) -> None:
             kwargs["read_log_allowlist"] = build._derive_read_log_allowlist(task)
         return kwargs
 
-    env_kwargs.__wrapped__ = original
+    env_kwargs.__wrapped__ = original  # type: ignore[attr-defined]  # a function attribute: tau2's own
     build._build_env_kwargs = batch._build_env_kwargs = env_kwargs
 
 
@@ -155,7 +157,7 @@ def greet_in_domain_language() -> None:
         return
     english = module.DEFAULT_FIRST_AGENT_MESSAGE
 
-    class Greeting(type(english)):
+    class Greeting(type(english)):  # type: ignore[misc]  # tau2's message class, known at run time
         def __deepcopy__(self, memo=None):
             text = GREETINGS.get(getattr(_greeting, "language", None))
             return english.model_copy(deep=True, update={"content": text} if text else None)
@@ -168,7 +170,7 @@ def greet_in_domain_language() -> None:
         finally:
             _greeting.language = None
 
-    initialize.__jtau__ = True
+    initialize.__jtau__ = True  # type: ignore[attr-defined]  # a marker attribute on a function
     module.Orchestrator.initialize = initialize
     module.DEFAULT_FIRST_AGENT_MESSAGE = Greeting(**english.model_dump())
 
@@ -282,7 +284,7 @@ def remember_failures() -> None:
                 _FIRST_FAILURE.append(f"{type(exc).__name__}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
             raise
 
-    run_task.__jtau__ = True
+    run_task.__jtau__ = True  # type: ignore[attr-defined]  # a marker attribute on a function
     module.run_task = run_task
 
 

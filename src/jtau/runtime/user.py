@@ -5,7 +5,7 @@
   a Japanese agent in English.  This simulator reads the Japanese guidelines shipped beside this
   module (a faithful translation plus one sentence: converse in Japanese), with the scenario's
   labels in Japanese too (Reason for call -> 問い合わせの理由), and the task's Japanese instructions.
-- `user_simulator_ja-en-prompt` (issue 29): tau2's English guidelines and the task's English
+- `user_simulator_ja-en-prompt`: tau2's English guidelines and the task's English
   instructions rendered with the domain's entities (the scenario of the arm with English text and
   the same entities, jtau.arms.english_twin: for `_ja` the `_ja-entities` task, for `_ja-text` the
   `_en` task), plus `EN_PROMPT_DIRECTIVE` (versioned, `EN_PROMPT_VERSION`): every word said to the
@@ -128,6 +128,7 @@ def english_instructions(instructions: str) -> str:
                 continue
             task_id, _ = found
             base, arm = split_domain(name)
+            assert arm is not None  # a registered arm's name ends in its arm
             if not arm.japanese_text:
                 return instructions
             twin = arm_domain(base, english_twin(arm).name)

@@ -18,9 +18,11 @@ import json
 import multiprocessing
 import re
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from loguru import logger
 from tau2.data_model.message import AssistantMessage, ToolCall
@@ -37,10 +39,10 @@ from jtau.jsonpath import format_path
 from jtau.maps import load_maps
 from jtau.pipeline import domain_glossary, load_repaired
 from jtau.project import maps_dir
-from jtau.rules import load_rules
+from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
-from jtau.runtime.domains import RUNTIME
-from jtau.runtime.readings import compare_calls, readings_for, sweep
+from jtau.runtime.domains import RUNTIME, RuntimeDomain
+from jtau.runtime.readings import Reader, compare_calls, readings_for, sweep
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 
@@ -139,7 +141,8 @@ def changed(before: dict, after: dict) -> dict[str, list]:
                    if before[name].get(k) != after[name].get(k)] for name in after}
 
 
-def compare_final(source_start, source_end, localized_start, localized_end, rules, loc):
+def compare_final(source_start: dict, source_end: dict, localized_start: dict, localized_end: dict,
+                  rules: DomainRules, loc: Localizer) -> tuple[list[str], list[Problem]]:
     """Differences between the localized final db and the localized source final db.
 
     Only the records the replay changed are localized and compared record by record
@@ -272,16 +275,16 @@ class _Context:
     """What a worker needs to check a task; set before the workers fork, so they share it."""
     source_tasks: list
     localized_tasks: list
-    make_source: object
-    make_localized: object
+    make_source: Callable[..., Any]
+    make_localized: Callable[..., Any]
     source_start: dict
     localized_start: dict
-    rules: object
-    loc: object
-    runtime: object
+    rules: DomainRules
+    loc: Localizer
+    runtime: RuntimeDomain
     rewards: bool
     shared: dict
-    reader: object = None
+    reader: Reader
 
 
 _CONTEXT: _Context | None = None
@@ -306,6 +309,7 @@ def check_batch(indices: list[int]) -> list[TaskCheck]:
     no result of theirs counts: tau2 changed a tool, see runtime/shared_db.py)."""
     with gc_paused():
         checks = [check_task(index) for index in indices]
+    assert _CONTEXT is not None  # verify() sets it before any check runs
     shared_unchanged(_CONTEXT.shared, f"task {checks[0].task}" if len(checks) == 1 else
                      f"tasks {checks[0].task} to {checks[-1].task}")
     return checks
@@ -322,6 +326,7 @@ def shared_unchanged(shared: dict, calls: str) -> None:
 
 def check_task(index: int) -> TaskCheck:
     ctx = _CONTEXT
+    assert ctx is not None  # verify() sets it before any check runs
     s_task, l_task = Task.model_validate(ctx.source_tasks[index]), Task.model_validate(ctx.localized_tasks[index])
     options = ctx.runtime.env_options(s_task)
     make_source = functools.partial(ctx.make_source, **options)
@@ -350,7 +355,8 @@ def check_task(index: int) -> TaskCheck:
         check.reward_source = EnvironmentEvaluator.calculate_reward(make_source, s_task, s_traj).reward
         check.reward_localized = EnvironmentEvaluator.calculate_reward(make_localized, l_task, l_traj).reward
         if check.reward_source != check.reward_localized:
-            check.problems.append(f"tau2 reward {check.reward_localized} localized, {check.reward_source} on the source")
+            check.problems.append(f"tau2 reward {check.reward_localized} localized, "
+                                  f"{check.reward_source} on the source")
     return check
 
 

@@ -82,6 +82,7 @@ def default_domains_dir() -> tuple[Path | None, str]:
 
 def source_root(source: Path | None = None) -> tuple[Path, str]:
     """The source folder and where it came from (`--source`, JTAU_SOURCE, TAU2_DATA_DIR, the installed tau2)."""
+    root: Path | None
     if source is not None:
         origin, root = "--source", Path(source)
     else:

@@ -33,16 +33,16 @@ def parse(path: Path, data: bytes) -> Any:
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}") from None
     except RecursionError:
-        line = deep_line(text) if path.suffix != ".toml" else 0
-        raise InputError(f"{path}{f':{line}' if line else ''}: nested deeper than {MAX_DEPTH} levels") from None
+        deep = deep_line(text) if path.suffix != ".toml" else 0
+        raise InputError(f"{path}{f':{deep}' if deep else ''}: nested deeper than {MAX_DEPTH} levels") from None
     except ValueError:  # an integer of more digits than Python converts
         long = TOO_MANY_DIGITS.search(text)
         line = f":{text.count(chr(10), 0, long.start()) + 1}" if long else ""
         raise InputError(f"{path}{line}: a number of more than {MAX_NUMBER_DIGITS:,} digits") from None
     problem = check_data(value, text, numbers)
     if problem:
-        where, what = problem
-        raise InputError(f"{path}: {format_path(where)}: {what}")
+        data_path, what = problem
+        raise InputError(f"{path}: {format_path(data_path)}: {what}")
     return value
 
 

@@ -165,7 +165,9 @@ def read_documents(folder: Path, names: list[str], raw: dict[str, bytes]) -> dic
     documents = {}
     for name in names:
         document = parse(folder / name, raw[name])
-        if not isinstance(document, dict) or not all(isinstance(document.get(k), str) for k in ("id", "title", "content")):
+        has_fields = isinstance(document, dict) and all(isinstance(document.get(k), str)
+                                                        for k in ("id", "title", "content"))
+        if not has_fields:
             raise InputError(f"{folder / name}: expected a document with string id, title and content")
         documents[name] = document
     return documents

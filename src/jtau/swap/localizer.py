@@ -129,8 +129,9 @@ class Localizer:
             def field(inner, value, language=language):
                 return self.money_notation(value, language) if inner == "money_text" else self.convert(inner, value)
 
-            def converter(value, kind=kind, table=table, first=self.converters.get(kind), field=field,
-                          language=language):
+            mapped = self.converters.get(kind)
+
+            def converter(value, kind=kind, table=table, first=mapped, field=field, language=language):
                 if first is not None:  # a kind with a map (banking's descriptions): the map first
                     try:
                         return first(value)
@@ -266,7 +267,8 @@ class Localizer:
     def option_wording(self, value):
         """How a task words an option value ("full" for the keyboard's "full size")."""
         catalog = self.maps.catalog
-        return self._lookup(catalog.option_values, "option_value", self._lookup(catalog.value_aliases, "option_wording", value))
+        wording = self._lookup(catalog.value_aliases, "option_wording", value)
+        return self._lookup(catalog.option_values, "option_value", wording)
 
     def address_city(self, value):
         city = self._lookup(self.maps.places.cities, "address_city", value)

@@ -95,6 +95,7 @@ def convert_expression(expression: str, rate: Decimal) -> str:
     offset = len(expression) - len(expression.lstrip())
     out = expression
     for node in sorted(scaled, key=lambda n: n.col_offset, reverse=True):
+        assert node.end_col_offset is not None  # ast.parse gives every node its end
         start, end = node.col_offset + offset, node.end_col_offset + offset
         out = out[:start] + str(convert_amount(out[start:end], rate)) + out[end:]
     if evaluate(out) != evaluate(expression) * rate:
@@ -102,8 +103,9 @@ def convert_expression(expression: str, rate: Decimal) -> str:
     return out
 
 
-def _is_count(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, int)
+def _count(node: ast.AST) -> int | None:
+    """The value of a count (a bare integer), None for any other node."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, int) else None
 
 
 def _mark(node: ast.AST, scaled: list, expression: str) -> None:
@@ -115,9 +117,10 @@ def _mark(node: ast.AST, scaled: list, expression: str) -> None:
         _mark(node.left, scaled, expression)
         _mark(node.right, scaled, expression)
     elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        if _is_count(node.left) and not (_is_count(node.right) and node.right.value < node.left.value):
+        left, right = _count(node.left), _count(node.right)
+        if left is not None and not (right is not None and right < left):
             _mark(node.right, scaled, expression)
-        elif _is_count(node.right):
+        elif right is not None:
             _mark(node.left, scaled, expression)
         else:
             raise MoneyError(f"{_shown(expression)}: a product of two amounts is not money")

@@ -102,7 +102,7 @@ def tool_calls(task: dict, rules: DomainRules):
             action = container[key]
             if isinstance(action, dict) and isinstance(action.get("arguments"), dict):
                 name = action.get("name") or action.get("func_name")  # init actions: func_name
-                yield path, action, rules.tools.get(name, {})
+                yield path, action, rules.tools.get(name, {}) if name is not None else {}
 
 
 def row_rules(rules: DomainRules) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from jtau import jsonpath
 from jtau.errors import InputError
@@ -28,8 +29,8 @@ from jtau.text.template import PLACEHOLDER, Template
 @dataclass
 class Field:
     """One free-text value: where it is, and its pieces (literal text or a template)."""
-    container: object
-    key: object
+    container: dict | list
+    key: Any
     file: str
     path: tuple
     kind: str

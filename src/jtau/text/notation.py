@@ -64,7 +64,8 @@ class Notation:
                           lambda m: f"{_plain(_decimal(m[1]) * self.rate)} for {m[2] or ''}{self._yen(m[3])}", line)
             line = re.sub(rf"\$({FIGURE})", lambda m: self._yen(m[1]), line)
             if money:  # an example figure of an amount in dollars: "(e.g., 127.43)"
-                line = re.sub(rf"(e\.g\.,? )({FIGURE})(?=\))", lambda m: m[1] + _plain(_decimal(m[2]) * self.rate), line)
+                line = re.sub(rf"(e\.g\.,? )({FIGURE})(?=\))",
+                              lambda m: m[1] + _plain(_decimal(m[2]) * self.rate), line)
             line = self.per_dollar(line)
             line = re.sub(r"\bdollar amount\b", "yen amount", line)
             line = re.sub(r"\bin (?:dollars|USD)\b", "in yen", line)
@@ -105,7 +106,8 @@ class Notation:
             money = self.suffix in line
             line = re.sub(rf"({FIGURE}){self.suffix}(\D{{0,12}}?)なら ({FIGURE})",
                           lambda m: f"{self._dollars(m[1])}{m[2]}なら {_plain(_decimal(m[3]) / self.rate)}", line)
-            line = re.sub(rf"({FIGURE}){self.suffix}単位", lambda m: f"{_plain(_decimal(m[1]) / self.rate)}ドル単位", line)
+            line = re.sub(rf"({FIGURE}){self.suffix}単位",
+                          lambda m: f"{_plain(_decimal(m[1]) / self.rate)}ドル単位", line)
             line = re.sub(rf"({FIGURE}){self.suffix}", lambda m: self._dollars(m[1]), line)
             line = re.sub(rf"（{self.suffix}(?=[）。、])", "（ドル", line)
             if money:  # an example figure of an amount in yen: "（円。例：12743）"

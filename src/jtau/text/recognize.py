@@ -3,9 +3,9 @@
 What is recognized comes from the maps (names, cities, states, regions, airports, zips,
 streets, time-zone labels) and the glossary's enforced terms, from fixed patterns (amounts, also
 spelled out, the currency's name in an idiom, dates, user ids, emails, suites), from the rules'
-`money_in_words` and `bare_amounts`, and from the domain's frozen tokens (reservation ids, flight numbers ...).  At each position the
-patterns are tried first, then the longest map entry; map entries match whole words only,
-case-sensitively ("Li" is a name, the "li" of "Liam" is not).
+`money_in_words` and `bare_amounts`, and from the domain's frozen tokens (reservation ids, flight
+numbers ...).  At each position the patterns are tried first, then the longest map entry; map
+entries match whole words only, case-sensitively ("Li" is a name, the "li" of "Liam" is not).
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ class Recognizer:
         banking_products); first, so that an address is one entity, not a street and a city.
         Then the shared patterns and frozen tokens, then the places, time zones and glossary."""
         banking = maps.banking
-        whole = {}
+        whole: dict[str, tuple[str, tuple]] = {}
         for table, kind in ((banking.people, "BANK_PERSON"), (banking.addresses, "BANK_ADDRESS"),
                             (banking.phones, "BANK_PHONE"), (banking.merchants, "MERCHANT"),
                             (banking.text_words, "BANK_WORD"),
@@ -213,6 +213,7 @@ class Recognizer:
     def _no_money(self, match: re.Match, figures: frozenset[str]) -> bool:
         """The rules' `not_money`: "$700" after "credit score", "$2,500" before "vendors", or a
         figure the rules name for the file."""
+        assert self.not_money is not None  # templatize asks only when the rules have not_money
         before, after = self.not_money
         text = match.string
         return bool(match.group() in figures or before.search(text, max(0, match.start() - 80), match.start())
@@ -232,6 +233,7 @@ class Recognizer:
 
         def replace(match: re.Match) -> str:
             kind = match.lastgroup
+            assert kind is not None  # every alternative of the regex is a named group
             surface = match.group()
             if kind in ("LEXICON", "PLACE"):
                 if self.not_entities and match.string.startswith(self.not_entities, match.start()):

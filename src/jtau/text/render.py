@@ -123,7 +123,9 @@ class Renderer:
         if kind == "TIMEZONE" and arm.japanese_text and not arm.localizes_entities:
             return entity.value[0].upper()  # "11am est" -> 11:00（EST）, as `ja` writes JST
         if kind == "AMOUNT_NAME":  # "$X" in the source's money, "¥X" in J-tau's English
-            return entity.surface if not arm.localizes_entities else None if arm.japanese_text else YEN_SIGN + entity.surface[1:]
+            if not arm.localizes_entities:
+                return entity.surface
+            return None if arm.japanese_text else YEN_SIGN + entity.surface[1:]
         if kind == "CURRENCY":  # "every dollar": ドル in Japanese, yen in English with J-tau's money
             currency = self.maps.locale.currency
             if arm.localizes_entities == arm.japanese_text:
@@ -179,6 +181,7 @@ class Renderer:
         if match := ISO_DATE.match(surface):
             return f"{int(match[1])}年{int(match[2])}月{int(match[3])}日"
         match = MONTH_DAY.match(surface)
+        assert match is not None  # a DATE the recognizer found is ISO or "Month day"
         return f"{MONTHS.index(match[1]) + 1}月{int(match[2])}日"
 
     def drops_article(self, target: str, start: int, last: int, entity: Entity, value: str) -> bool:

@@ -41,6 +41,7 @@ def segment(text: str) -> list[Piece]:
             literal(line)
             continue
         match = LINE.match(line)
+        assert match is not None  # LINE matches any line
         if fenced or not LETTER.search(match["body"]):
             literal(line)
             continue

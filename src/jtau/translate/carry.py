@@ -94,7 +94,7 @@ def carry_target(old: Entry, new: Template, old_renamed: dict[str, str], rendere
         if held != len(names):
             raise ValueError(f"the target holds {japanese!r} {held} times, the source the entity {len(names)}")
         queue = iter(names)
-        texts = [re.sub(re.escape(japanese), lambda m: "{" + next(queue) + "}", text) for text in texts]
+        texts = [re.sub(re.escape(japanese), lambda m, queue=queue: "{" + next(queue) + "}", text) for text in texts]
     parts[0::2] = texts
     return "".join(parts)
 
@@ -123,8 +123,9 @@ def carry(segments: list[tuple[Template, str]], memory: TranslationMemory, recog
             result.unresolved.append(Unresolved(old, new.text, str(exc)))
             continue
         done.add(wanted)
+        status = (old.stale_from or "draft") if old.status == "stale" else old.status
         result.entries.append(Entry(key=lacking[wanted].key(locale, old.kind), kind=old.kind, source=new.text,
-                                    target=target, status=old.stale_from or "draft" if old.status == "stale" else old.status,
+                                    target=target, status=status,
                                     engine=old.engine, model=old.model, prompt=old.prompt,
                                     hints=glossary.hints_in(new.text)))
     result.unresolved = [u for u in result.unresolved if (u.old.kind, u.template) not in done]

@@ -166,7 +166,8 @@ class MTClient:
             except Transient as exc:
                 self._count_failure(exc)
                 if exc.unreachable and attempt + 1 == self.settings.attempts:
-                    raise InputError(f"{exc}: is the endpoint running? (after {counted(attempt + 1, 'attempt')})") from None
+                    tried = counted(attempt + 1, "attempt")
+                    raise InputError(f"{exc}: is the endpoint running? (after {tried})") from None
                 for key in pending:
                     reasons[key].append(str(exc))
                 if attempt + 1 < self.settings.attempts:
@@ -194,9 +195,10 @@ class MTClient:
                 self._stopped = True
         if dead:
             hint = ": is the endpoint running?" if exc.unreachable else ""
-            raise InputError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row (last: {exc}{hint}); "
-                             f"stopped after {counted(self.requests, 'request')}. Translations received so far are kept "
-                             "in the journal; run again when the endpoint works") from None
+            raise InputError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row "
+                             f"(last: {exc}{hint}); stopped after {counted(self.requests, 'request')}. "
+                             "Translations received so far are kept in the journal; run again when the endpoint works"
+                             ) from None
 
     def _request(self, jobs: list[Job]) -> dict[str, str]:
         import openai
@@ -220,8 +222,8 @@ class MTClient:
             status = exc.status_code
             if status in (408, 409, 429) or status >= 500:
                 raise Transient(f"HTTP {status}", retry_after(exc.response.headers)) from None
-            raise InputError(f"the endpoint refused the request: HTTP {status} "
-                             f"(model {self.endpoint.model!r}, base URL {self.endpoint.base_url or 'default'})") from None
+            raise InputError(f"the endpoint refused the request: HTTP {status} (model {self.endpoint.model!r}, "
+                             f"base URL {self.endpoint.base_url or 'default'})") from None
         except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError):
             raise Transient("malformed response body") from None
         choices = getattr(response, "choices", None)

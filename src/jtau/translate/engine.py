@@ -92,7 +92,8 @@ class Translator:
                 if entry.target != entry.target.strip():  # jtau records translations stripped
                     found.append("spaces or line breaks around the translation")
                 if found:
-                    broken.append(f"{entry.where or self.tm.path}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
+                    where = entry.where or self.tm.path
+                    broken.append(f"{where}: {key} {clip(template.text, 60)!r}: {'; '.join(found)}")
                 self.targets[key] = entry.target
                 stats.hits += 1
             else:

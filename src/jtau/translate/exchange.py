@@ -71,7 +71,8 @@ def all_jobs(text: TextFields, glossary, locale: str, kept: frozenset[str] = fro
 
 
 def legend(info: dict) -> list[str]:
-    return [f"placeholder {name}: {surface} -> {rendering}" for name, (surface, rendering) in info["placeholders"].items()]
+    return [f"placeholder {name}: {surface} -> {rendering}"
+            for name, (surface, rendering) in info["placeholders"].items()]
 
 
 def note(job: Job, info: dict, status: str, previous: Entry | None = None) -> str:
@@ -107,7 +108,9 @@ def export(jobs: dict[str, Job], pending: set[str], tm: TranslationMemory, text:
     translations only: missing segments are left out."""
     info = contexts(text, locale)
     fmt = format_of(path, fmt)
-    selected, statuses, left_out = [], Counter(), 0
+    selected: list[tuple] = []
+    statuses: Counter[str] = Counter()
+    left_out = 0
     for key in sorted(jobs, key=lambda k: info[k]["order"]):  # as they occur: neighbours give context
         known = tm.entries.get(key)
         entry, previous = (None, known) if key in pending else (known, None)
@@ -135,7 +138,7 @@ def export_memory(tm: TranslationMemory, path: Path, status: str, fmt: str | Non
     selected = [(Job(entry.key, entry.kind, entry.source, entry.hints), entry, entry.status, None)
                 for entry in tm.entries.values() if entry.status != "stale" and status in ("all", entry.status)]
     if selected:
-        info = {job.key: {"where": [], "refs": [], "placeholders": {}} for job, *_ in selected}
+        info: dict[str, dict] = {job.key: {"where": [], "refs": [], "placeholders": {}} for job, *_ in selected}
         _write(selected, info, path, fmt, domain)
     return Exported(len(selected), 0, statuses)
 
@@ -143,14 +146,15 @@ def export_memory(tm: TranslationMemory, path: Path, status: str, fmt: str | Non
 def _write(selected: list[tuple], info: dict[str, dict], path: Path, fmt: str, domain: str) -> None:
     """Write the selected (job, entry, state, previous) units in `fmt`."""
     if fmt == "jsonl":
-        data = "".join(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
+        body = "".join(json.dumps({"key": job.key, "kind": job.kind, "source": job.source, "hints": job.hints,
                                    "placeholders": {name: f"{surface} -> {rendering}" for name, (surface, rendering)
                                                     in info[job.key]["placeholders"].items()},
                                    "where": info[job.key]["where"][:WHERE_SHOWN],
                                    **({"target": entry.target, "status": state} if entry else {}),
                                    **({"previous": {"target": previous.target, "hints": previous.hints}}
                                       if previous else {})},
-                                  ensure_ascii=False) + "\n" for job, entry, state, previous in selected).encode("utf-8")
+                                  ensure_ascii=False) + "\n" for job, entry, state, previous in selected)
+        data = body.encode("utf-8")
     else:
         data = dump_units([Unit(job.key, job.source, entry.target if entry else previous.target if previous else "",
                                 note(job, info[job.key], state, previous), state, previous is not None,
@@ -215,7 +219,8 @@ def find_segment(unit: Unit, jobs: dict[str, Job], by_source: dict[str, list[Job
     if not unit.source:
         return None, f"{key}: no segment of this domain has this key"
     if not unit.key:
-        return None, f"{unit.source[:60]!r}: no segment of this domain has this English source (and the unit has no key)"
+        return None, (f"{unit.source[:60]!r}: no segment of this domain has this English source "
+                      "(and the unit has no key)")
     return None, f"{key} {unit.source[:60]!r}: no segment of this domain has this key or this English source"
 
 
@@ -242,9 +247,11 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
     `text` and `locale` give the placeholder legends that match units without a key."""
     info = contexts(text, locale) if text is not None else {}
     by_source: dict[str, list[Job]] = {}
-    for job in jobs.values():
-        by_source.setdefault(job.source, []).append(job)
-    report, recorded, seen = Imported(), [], {}
+    for candidate in jobs.values():
+        by_source.setdefault(candidate.source, []).append(candidate)
+    report = Imported()
+    recorded: list[Entry] = []
+    seen: dict[str, str] = {}
     for unit in read_translations(path, fmt):
         where = f"{path}:{unit.line}" if unit.line else str(path)
         if unit.problem:
@@ -271,7 +278,8 @@ def import_file(path: Path, jobs: dict[str, Job], tm: TranslationMemory, allow: 
                 recorded.append(Entry(**{**asdict(old), "status": status}))
             continue
         if old is not None and old.status == "reviewed" and old.target != target and not force:
-            report.problems.append(f"{where}: {job.key}: would overwrite a reviewed translation; use --force to replace it")
+            report.problems.append(f"{where}: {job.key}: would overwrite a reviewed translation; "
+                                   "use --force to replace it")
             continue
         report.changed += 1
         report.recorded.add(job.key)

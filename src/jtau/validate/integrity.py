@@ -95,7 +95,7 @@ def name_parents(table: dict[str, str]) -> list[tuple[str, str]]:
     return out
 
 
-def _person(value, given: str, family: str, dob: str) -> tuple | None:
+def _person(value, given: str | None, family: str | None, dob: str) -> tuple | None:
     """(given, family, dob) of a passenger in a tool call; None when it is no object of such
     values (a task repair may write anything there: tau2's schema leaves arguments free)."""
     if not isinstance(value, dict):
@@ -157,7 +157,8 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
             for (arg_path, sc, sk), (_, oc, ok) in zip(s_found, o_found):
                 checked += 1
                 s, o = _person(sc[sk], given, family, dob), _person(oc[ok], given, family, dob)
-                s_match, o_match = sorted(src_people.get(s, [])), sorted(out_people.get(o, []))
+                s_match = sorted(src_people.get(s, [])) if s is not None else []
+                o_match = sorted(out_people.get(o, [])) if o is not None else []
                 if s_match != o_match:
                     who = f"{o[1]} {o[0]}" if o else clip(repr(oc[ok]), 60)
                     errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "

@@ -62,6 +62,7 @@ class FrozenTokens:
             return text
 
         def drop(m: re.Match) -> str:
+            assert m.lastgroup is not None  # every alternative of the regex is a named group
             known = self.known[int(m.lastgroup[1:])]
             return " " if known is None or m[0] in known or any(c.isdigit() for c in m[0]) else m[0]
 
@@ -88,11 +89,12 @@ def check_field(where: str, source: str, output: str, glossary: Glossary,
     """`allow`: the Latin words allowed (the glossary's and the maps' names); `hints`: check the glossary's
     renderings too (the knowledge base's lines skip it: every one of its segments came from a
     memory entry checked for its hints)."""
-    errors, warnings = [], []
+    errors: list[str] = []
+    warnings: list[str] = []
     if not LATIN_LETTER.search(output):  # no placeholder, glued id or English can be left
         return errors, _hint_warnings(where, source, output, glossary) if hints else []
-    if PLACEHOLDER.search(output):
-        errors.append(f"{where}: placeholder {PLACEHOLDER.search(output).group()} left in the text")
+    if placeholder := PLACEHOLDER.search(output):
+        errors.append(f"{where}: placeholder {placeholder.group()} left in the text")
     if glued := GLUED_ID.search(output):
         errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
                       "(write 予約ID XEHM4B or 予約ID：XEHM4B)")

@@ -81,7 +81,7 @@ def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[str]
     """Source terms left in `data`, each named by its JSON path.  Each distinct text is
     searched once (telecom repeats its texts 2,285 times); paths are found only for hits."""
     leaking = {text for text in distinct_strings(data) if regex.search(text) and leaks_in(text, regex)}
-    errors = []
+    errors: list[str] = []
     if not leaking:
         return errors
     for path, text in strings(data):

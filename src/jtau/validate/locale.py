@@ -54,21 +54,23 @@ class LocaleCheck:
         suffix = maps.locale.currency.suffix
         patterns: dict[str, list[str]] = {}
         if arm.localizes_entities:  # J-tau's entities: nothing of the source's locale
-            patterns["currency"] = [r"\$\s?\d", r"\$[A-Z](?![A-Za-z0-9])", r"\b(?:[Dd]ollars?|[Bb]ucks|USD)\b", r"\d\s?(?:grand|k)\b", r"\dドル",
-                                    r"米ドル"]
+            patterns["currency"] = [r"\$\s?\d", r"\$[A-Z](?![A-Za-z0-9])", r"\b(?:[Dd]ollars?|[Bb]ucks|USD)\b",
+                                    r"\d\s?(?:grand|k)\b", r"\dドル", r"米ドル"]
             patterns["date"] = [r"(?<![\d/])\d{1,2}/\d{1,2}/\d{4}(?![\d/])", r"MM/DD/YYYY"]
             patterns["zone"] = [r"(?<![A-Za-z])(?:EST|EDT|CST|CDT|PST|PDT|MST|ET)(?![A-Za-z])", r"Eastern Time"]
             states = "|".join(maps.locale.source_states)
             # "from Portland, OR", a state code left after J-tau's place ("from 名古屋, MI"), a US
             # city left before J-tau's prefecture ("based in Boulder, 長野県")
-            patterns["place"] = [rf"(?:\b[A-Z][a-z]+(?: [A-Z][a-z]+)?|(?<=[^\x00-\x7f])), (?:{states})\b"] if states else []
+            city_state = rf"(?:\b[A-Z][a-z]+(?: [A-Z][a-z]+)?|(?<=[^\x00-\x7f])), (?:{states})\b"
+            patterns["place"] = [city_state] if states else []
             prefectures = sorted({s.prefecture for s in places.states.values()} | set(maps.locale.prefectures))
             if prefectures:
                 patterns["place"].append(rf"\b[A-Z][a-z]+(?: [A-Z][a-z]+)?, (?:{'|'.join(prefectures)})")
             # J-tau's city before its prefecture, as the source's "City, ST" ("from 熊本, 熊本県")
             patterns["place"].append(r"(?<![\u4e00-\u9fff])(?P<city>[\u4e00-\u9fff]{1,4}), (?P=city)[都道府県]")
-            if maps.locale.institutions and not arm.japanese_text:  # (Japanese text names J-tau's own)
-                patterns["institution"] = [_words(maps.locale.institutions).pattern]
+            institutions = _words(maps.locale.institutions) if not arm.japanese_text else None
+            if institutions is not None:  # (Japanese text names J-tau's own)
+                patterns["institution"] = [institutions.pattern]
             # (state codes only as "City, ST": CO₂ and "IN ORDER" are no states; a merchant that is
             # an English word, "Target", only where it reads as a name)
             self.others = {"place": _words([*places.cities, *(n for s in places.states.values() for n in s.text
@@ -97,7 +99,11 @@ class LocaleCheck:
 
     def findings(self, text: str) -> list[tuple[str, re.Match]]:
         """(kind, match) of every word of the other locale or language in `text`."""
-        return [(match.lastgroup, match) for match in self.regex.finditer(text)]
+        out = []
+        for match in self.regex.finditer(text):
+            assert match.lastgroup is not None  # every alternative of the regex is a named group
+            out.append((match.lastgroup, match))
+        return out
 
 
 def task_texts(tasks: list[dict], rules) -> list[tuple[tuple, str]]:

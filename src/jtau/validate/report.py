@@ -10,6 +10,7 @@ where the entities are the source's); no word of the other locale in any text, i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from jtau.arms import ARMS, JTAU_ARM, Arm
 from jtau.domain import LocalizedDomain
@@ -35,8 +36,6 @@ class Report:
             self.stats[name] = stat
 
 
-
-
 def _patterns(table: dict[str, str], *kinds: str) -> list[str]:
     return [pattern for pattern, k in table.items() if k in kinds]
 
@@ -46,7 +45,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     report = Report()
     files = rules.files
     arm = arm or ARMS[JTAU_ARM]
-    rate = maps.locale.currency.rate if arm.localizes_entities else 1
+    rate = maps.locale.currency.rate if arm.localizes_entities else Decimal(1)
     if isinstance(files.db, str) and "db" in rules.schemas:
         report.add("schema", check_schema(out.db, rules.schemas["db"], files.db))
     for name in files.db_files if not isinstance(files.db, str) else []:  # one schema per db file
@@ -68,7 +67,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
                    for tool, table in rules.tools.items()}
     action_pairs = list(zip(integrity.actions(source.tasks, rules), integrity.actions(out.tasks, rules)))
     for (path, s_action, _), (_, o_action, _) in action_pairs:
-        amounts, expressions = money_tools.get(s_action.get("name"), ((), ()))
+        amounts, expressions = money_tools.get(s_action.get("name"), ([], []))
         if not amounts and not expressions:
             continue
         prefix = path + ("arguments",)
@@ -84,7 +83,8 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
         errors, holds = identity(out.db, rules, rate, files.db_label)
         if src_errors == []:
             if holds != src_holds:  # an identity may hold for only some records: as many as before
-                errors = errors + [f"{files.db_label}: {name}: holds for {holds} records, for {src_holds} in the source"]
+                errors = errors + [f"{files.db_label}: {name}: holds for {holds} records, "
+                                   f"for {src_holds} in the source"]
             report.add(f"{name} identity holds", errors, f"{holds}/{holds + len(errors)}")
 
     errors, checked = integrity.check_references(source.db, out.db, action_pairs, rules, files.tasks)
@@ -107,15 +107,16 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     if arm.japanese_text or arm.localizes_entities or rules.customers is not None:
         recognizer = Recognizer.for_rules(maps, rules, source.db, glossary)
     if arm.japanese_text or arm.localizes_entities:
+        assert recognizer is not None  # built above for these arms
         report.add("task text amounts = rate x source", *text_money.check(
             task_texts(source.tasks, rules), out.tasks, arm, rate, recognizer, rules.files.tasks,
             recognizer.figures_in(rules.files.tasks)))
     if rules.customers is not None:
         report.add("hometowns = the customer's address", *_hometowns(source, out, maps, rules, glossary, arm,
                                                                     recognizer))
-    found, read = check_texts(out, rules, maps, arm)
+    other_locale, read = check_texts(out, rules, maps, arm)
     report.stats["texts read for the other locale (characters)"] = read
-    report.add("words of the other locale", [str(f) for f in found], len(found))
+    report.add("words of the other locale", [str(f) for f in other_locale], len(other_locale))
     if rules.cited_tool and source.documents:
         errors, checked = integrity.check_cited_tools(source.documents, out.documents, rules)
         report.add("tool names the documents cite (as the source)", errors, checked)
@@ -139,6 +140,9 @@ def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rul
     from jtau.swap.localizer import Localizer
     from jtau.text.render import Renderer
 
-    found = hometowns.source_hometowns(source.tasks, source.db, rules.customers, task_texts(source.tasks, rules))
+    customers = rules.customers
+    assert customers is not None  # validate_domain checks hometowns only for rules with customers
+    found = hometowns.source_hometowns(source.tasks, source.db, customers, task_texts(source.tasks, rules))
     renderer = Renderer(Localizer.for_rules(maps, rules, arm), glossary, rules.city_as_address)
-    return hometowns.check(found, out.tasks, out.db, rules.customers, recognizer, renderer, rules.files.tasks), len(found)
+    errors = hometowns.check(found, out.tasks, out.db, customers, recognizer, renderer, rules.files.tasks)
+    return errors, len(found)

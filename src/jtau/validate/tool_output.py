@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
@@ -145,7 +146,7 @@ def whole(values) -> re.Pattern | None:
 class Reader:
     """Compares the answers of one call on the source and on an arm (jtau.arms)."""
 
-    def __init__(self, arm: Arm, rate: Decimal, money_fields: set[str], words: set[str] = frozenset(),
+    def __init__(self, arm: Arm, rate: Decimal, money_fields: set[str], words: AbstractSet[str] = frozenset(),
                  source: Side | None = None, localized: Side | None = None):
         """`money_fields`: the names of fields that hold amounts (`price`; `prices.*`: any field
         of an object named prices)."""
@@ -289,7 +290,9 @@ def signed(match: re.Match) -> list[str]:
 
 def cents(amount: Decimal) -> Decimal:
     """tau2's float arithmetic writes 4.999999999999716 for 5.00: amounts have cents."""
-    return amount.quantize(Decimal("0.01")).normalize() if amount.as_tuple().exponent < -2 else amount
+    exponent = amount.as_tuple().exponent
+    assert isinstance(exponent, int)  # an amount read from a figure is finite
+    return amount.quantize(Decimal("0.01")).normalize() if exponent < -2 else amount
 
 
 def plain(amount: Decimal) -> str:
@@ -297,8 +300,10 @@ def plain(amount: Decimal) -> str:
     text = f"{amount.normalize():f}"
     return text
 
+
 def shown(counter: Counter) -> str:
-    items = [(plain(value) if isinstance(value, Decimal) else str(value)) + (f" x{n}" if n > 1 else "") for value, n in sorted(counter.items(), key=lambda kv: str(kv[0]))]
+    items = [(plain(value) if isinstance(value, Decimal) else str(value)) + (f" x{n}" if n > 1 else "")
+             for value, n in sorted(counter.items(), key=lambda kv: str(kv[0]))]
     if not items:
         return "nothing"
     return ", ".join(items[:6]) + (f" and {len(items) - 6} more" if len(items) > 6 else "")
@@ -306,5 +311,6 @@ def shown(counter: Counter) -> str:
 
 def excerpt(text: str, pattern: re.Pattern, width: int = 30) -> str:
     match = pattern.search(text)
+    assert match is not None  # excerpted only where the pattern is found
     start, end = max(0, match.start() - width), min(len(text), match.end() + width)
     return repr(text[start:end].replace(MASK, "…"))

@@ -65,7 +65,8 @@ def dataset_card(version: str, commit: str | None, wheel: str, domains: Iterable
                        for d in domains)
     repairs = ", ".join(f"{d.name} {d.repairs}" for d in domains if d.repairs)
     unreviewed = "".join(f"- {d.name}: no memory entry is marked `reviewed`: its Japanese is written by hand and "
-                         "machine-checked, not yet signed off by a reviewer.\n" for d in domains if not d.memory.get("reviewed"))
+                         "machine-checked, not yet signed off by a reviewer.\n"
+                         for d in domains if not d.memory.get("reviewed"))
     built = f"jtau {version}" + (f", commit `{commit}`" if commit else "")
     return f"""---
 {header}---

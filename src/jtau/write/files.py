@@ -128,10 +128,10 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
         _tidy(folder, [], warn)
         return []
     ensure_writable(folder.parent)
-    created = folder.parent  # the first missing ancestor: removed again if nothing is written
-    while not created.parent.exists():
-        created = created.parent
-    created = None if created.exists() else created
+    ancestor = folder.parent  # the first missing ancestor: removed again if nothing is written
+    while not ancestor.parent.exists():
+        ancestor = ancestor.parent
+    created = None if ancestor.exists() else ancestor
     staging = None
 
     def clean() -> None:
