@@ -5,7 +5,7 @@
    the whole report (traces, retention with bootstrap intervals, details, decomposition,
    Markdown): target at most 5% of the run.
 2. The same report over 100,000 simulations (the golden ones copied into more trials with new
-   seeds), as a whole `jtau experiment report` process: target under 60 s and 4 GB (issue 37).
+   seeds), as a whole `jtau experiment report` process: target under 60 s and 4 GB.
 
     python scripts/bench_experiment.py [--tasks N] [--simulations 100000] [--keep DIR]
 """

@@ -16,7 +16,7 @@ Two query sets, the same rule in both languages:
   else the first three.  A task's recall is the share of its required documents in the top k.
 
 Prints Recall@5 and Recall@10 of both and their gap, the median CPU time to build each index
-(all builders timed in every round) and the ratio, against issue 22's targets: Japanese recall
+(all builders timed in every round) and the ratio, against the targets: Japanese recall
 within 2 points of English on both sets, Japanese index at most 1.5x the English one.  Documents
 J-tau has not translated yet are counted (a partial knowledge base measures a mixed index).
 """
@@ -120,8 +120,8 @@ def main() -> int:
     en_docs = load_documents(folder / "banking_knowledge" / "documents")
     by_id = {doc["id"]: doc for doc in load_documents(args.japanese)}
     if not en_docs or set(by_id) != {doc["id"] for doc in en_docs}:
-        print(f"error: {args.japanese} does not hold J-tau's {len(en_docs)} documents (jtau localize banking_knowledge)",
-              file=sys.stderr)
+        print(f"error: {args.japanese} does not hold J-tau's {len(en_docs)} documents "
+              "(jtau localize banking_knowledge)", file=sys.stderr)
         return 2
     ja_docs = [by_id[doc["id"]] for doc in en_docs]
     english_left = sum(1 for doc in ja_docs if not JAPANESE.search(doc["content"]))

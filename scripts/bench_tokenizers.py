@@ -2,9 +2,8 @@
 
     .venv-tau3/bin/python scripts/bench_tokenizers.py [--sample DIR] [--english DIR] [--repeat N]
 
-Candidates (issue 20, section 4), each with the same normalization (NFKC, lower case) and the same
-handling of Latin words (tool names, codes, numbers kept whole), so only the Japanese analysis
-differs:
+Candidates, each with the same normalization (NFKC, lower case) and the same handling of Latin
+words (tool names, codes, numbers kept whole), so only the Japanese analysis differs:
     bigram-kanji-kana    jtau.retrieval.tokenize, what the retriever uses: bigrams of kanji and
                          katakana runs, hiragana separates
     bigram-all           bigrams of every Japanese run, hiragana included
@@ -17,8 +16,8 @@ sample, and on the Japanese sample (where it fails).
 (a) Index build: tokenize the sample's contents and build BM25 (JaBM25: BM25Okapi's scores, faster
     counting), against tau2's English index (`.split()`, BM25Okapi) of the same documents in
     English: CPU time, median of --repeat rounds, every candidate timed in each round (the ratio
-    holds on a busy machine).  The tokenizer's one-time load is its own column.  Issue 20's
-    target: Japanese at most 1.5x English.
+    holds on a busy machine).  The tokenizer's one-time load is its own column.  The target:
+    Japanese at most 1.5x English.
 (b) Quality, the document itself the one relevant answer, Recall@5/@10 and MRR, on two query sets:
     - titles: every document's title (Japanese titles on the Japanese index, English titles on
       the English one; tau2 indexes content only, so a title is not found by itself);

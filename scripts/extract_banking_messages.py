@@ -266,7 +266,8 @@ class FunctionReader:
             for joined in value.args:  # params_section = "\n".join(param_strs): the lines' fields
                 for line in self.assigned.get(joined.id, []) if isinstance(joined, ast.Name) else []:
                     self._value_or_field(line)
-        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in DISPLAY_METHODS:
+        elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+              and value.func.attr in DISPLAY_METHODS):
             self._displayed(value)  # flag_type_display = flag_type.replace("_", " ").title()
         elif isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
             for table in self.assigned.get(value.value.id, []):
@@ -277,7 +278,7 @@ class FunctionReader:
     def _table_values(self, table: ast.expr, key: str | None) -> None:
         if not isinstance(table, ast.Dict):
             return
-        for k, v in zip(table.keys, table.values):
+        for v in table.values:
             if key is None:
                 self._value_or_field(v)
             elif isinstance(v, ast.Dict):
@@ -286,8 +287,9 @@ class FunctionReader:
                         self._value_or_field(v2)
 
     def _enum_literals(self) -> list[str]:
-        return sorted({n.value for n in self.nodes if isinstance(n, ast.List)
-                       for n in n.elts if isinstance(n, ast.Constant) and isinstance(n.value, str) and ENUM.match(n.value)})
+        return sorted({elt.value for node in self.nodes if isinstance(node, ast.List)
+                       for elt in node.elts
+                       if isinstance(elt, ast.Constant) and isinstance(elt.value, str) and ENUM.match(elt.value)})
 
     def _record_value(self, text: str, node: ast.expr) -> None:
         found = self.out.setdefault(text, Found("value"))

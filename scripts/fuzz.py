@@ -1,4 +1,4 @@
-"""Fuzz every input kind jtau reads (issue 31): structure-aware mutations of the real inputs,
+"""Fuzz every input kind jtau reads: structure-aware mutations of the real inputs,
 each run through the real `jtau` command in a forked child, judged by tests/fuzzkit/harness.py.
 
     .venv/bin/python scripts/fuzz.py --cases 1000 [--seed N] [--kind KIND ...] [--show N]

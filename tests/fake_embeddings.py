@@ -60,7 +60,8 @@ class FakeEmbeddings(LocalServer):
                 if action == "slow":
                     time.sleep(fake.slow_seconds)
                 if action == "429":
-                    return send_json(self, 429, {"error": {"message": "rate limited"}}, {"Retry-After": fake.retry_after})
+                    return send_json(self, 429, {"error": {"message": "rate limited"}},
+                                     {"Retry-After": fake.retry_after})
                 if action == "500":
                     return send_json(self, 500, {"error": {"message": "server error"}})
                 if action == "401":

@@ -222,7 +222,7 @@ def test_addresses_have_ordinary_postal_codes_not_high_rise_floor_codes(airline,
 
 
 def test_the_japan_time_sentence_of_the_airline_policy_is_a_documented_locale_decision(airline):
-    """Issue 24 review: the Japanese agent is told that tool times are Japan time, the English
+    """Bilingual review: the Japanese agent is told that tool times are Japan time, the English
     agent is not; the locale decisions (docs/DOMAINS.md) give the reason."""
     policy = airline.outputs["policy.md"].decode()
     assert "ツールが返す日時もすべて日本時間" in policy

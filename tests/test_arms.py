@@ -85,9 +85,10 @@ def test_entities_read_by_locale_and_text_language(folders):
     assert "before 11am JST" in scenario["ja-entities"]["task_instructions"]
     assert scenario["ja-text"]["known_info"] == "あなたの名前はMia Liです。\nあなたのユーザーIDはmia_li_3668です。"
     assert "5月20日のNew YorkからSeattleへ" in scenario["ja-text"]["reason_for_call"]  # a date in Japanese notation
-    assert "11:00（EST）より前" in scenario["ja-text"]["task_instructions"]  # the source's "11am est", its zone in capitals
-    assert "11:00（JST）より前" in json.loads((folders[("airline", "ja")] / "tasks.json").read_text())[20]["user_scenario"][
-        "instructions"]["task_instructions"]
+    # the source's "11am est", its zone in capitals
+    assert "11:00（EST）より前" in scenario["ja-text"]["task_instructions"]
+    ja_task = json.loads((folders[("airline", "ja")] / "tasks.json").read_text())[20]
+    assert "11:00（JST）より前" in ja_task["user_scenario"]["instructions"]["task_instructions"]
     assert scenario["ja"]["known_info"] == "あなたの名前は森 美咲です。\nあなたのユーザーIDはmisaki_mori_3668です。"
     policy = {arm: (folders[("airline", arm)] / "policy.md").read_text() for arm in ARMS}
     assert "Each extra baggage is ¥5,000." in policy["ja-entities"]   # yen in English notation

@@ -47,7 +47,7 @@ def test_every_arm_of_every_variant_is_registered(names):
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_every_task_of_every_arm_is_graded_by_the_rule_tau2_grades_its_own_with(names, domain):
     """On 26.3 telecom states ENV_ASSERTION (and ACTION): dropping it graded a perfect roaming
-    task 0 (issue 28); airline and retail state none there (26.3's default, DB + COMMUNICATE)."""
+    task 0; airline and retail state none there (26.3's default, DB + COMMUNICATE)."""
     def basis(task):
         return [b.value for b in task.evaluation_criteria.reward_basis]
 

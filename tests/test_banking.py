@@ -92,7 +92,8 @@ def test_a_product_map_that_is_not_one_to_one_is_refused(project):
     path = project / "entity_maps" / "catalog.yaml"
     text = path.read_text()
     assert "Silver Rewards Card: " in text
-    path.write_text(text.replace("Silver Rewards Card: シルバーリワードカード", "Silver Rewards Card: ゴールドリワードカード"))
+    path.write_text(text.replace("Silver Rewards Card: シルバーリワードカード",
+                                 "Silver Rewards Card: ゴールドリワードカード"))
     result = jtau("maps", "check", root=project)
     assert result.returncode == 2
     assert "banking_products: 'Silver Rewards Card' and 'Gold Rewards Card' both map to" in result.stderr \

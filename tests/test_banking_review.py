@@ -132,8 +132,8 @@ def test_the_compounds_read_in_their_own_sense_in_the_memory():
         if re.search(r"late payment fee", source, re.I):
             assert "延滞料" in target and "支払い遅延の手数料" not in target, e["key"]
     # a hint's rendering glossed in beside the right word, to satisfy the check
-    forced = ("（支払い遅延の手数料）", "（会員手数料）", "（利用限度額とは", "（カードの利用限度額とは", "（決算書の明細）",
-              "（ビジネス）", "（ビジネス顧客）", "（手数料）", "（予算残高を含む）")
+    forced = ("（支払い遅延の手数料）", "（会員手数料）", "（利用限度額とは", "（カードの利用限度額とは",
+              "（決算書の明細）", "（ビジネス）", "（ビジネス顧客）", "（手数料）", "（予算残高を含む）")
     assert not [e["key"] for e in entries if any(form in e["target"] for form in forced)]
 
 
@@ -206,7 +206,8 @@ def test_the_ssn_is_the_id_documents_number_and_never_my_number():
     docs = documents()
     assert "本人確認書類の番号の下4桁" in docs["doc_bank_accounts_bank_accounts_(general)_037.json"]["content"]
     assert "本人確認書類の番号の下4桁" in docs["doc_bank_accounts_bank_accounts_(general)_041.json"]["content"]
-    for name in ("doc_bank_accounts_bank_accounts_(general)_047.json", "doc_bank_accounts_bank_accounts_(general)_048.json"):
+    for name in ("doc_bank_accounts_bank_accounts_(general)_047.json",
+                 "doc_bank_accounts_bank_accounts_(general)_048.json"):
         assert "主たる署名権者の本人確認書類の番号" in docs[name]["content"], name
 
 
@@ -266,7 +267,8 @@ def test_ach_is_glossed_at_its_first_mention_in_each_document_and_task():
         assert gloss in line, (name, line)
     assert mentioned == 17
     tasks = json.loads((OUT / "tasks.json").read_text(encoding="utf-8"))
-    texts = [t["user_scenario"]["instructions"] for t in tasks if "ACH" in json.dumps(t["user_scenario"], ensure_ascii=False)]
+    texts = [t["user_scenario"]["instructions"] for t in tasks
+             if "ACH" in json.dumps(t["user_scenario"], ensure_ascii=False)]
     assert len(texts) == 2
     for text in texts:
         at = text.find("ACH")

@@ -43,7 +43,8 @@ def load(name: str) -> dict:
 
 
 def extraction():
-    spec = importlib.util.spec_from_file_location("extract_banking_messages", ROOT / "scripts" / "extract_banking_messages.py")
+    script = ROOT / "scripts" / "extract_banking_messages.py"
+    spec = importlib.util.spec_from_file_location("extract_banking_messages", script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclass looks its module up
     spec.loader.exec_module(module)
@@ -54,7 +55,8 @@ def toolkits() -> list[type]:
     from tau2.domains.banking_knowledge import retrieval_mixins
     from tau2.domains.banking_knowledge.tools import KnowledgeTools, KnowledgeUserTools
 
-    mixins = [cls for cls in vars(retrieval_mixins).values() if isinstance(cls, type) and cls.__name__.endswith("Mixin")]
+    mixins = [cls for cls in vars(retrieval_mixins).values()
+              if isinstance(cls, type) and cls.__name__.endswith("Mixin")]
     return [KnowledgeTools, KnowledgeUserTools, *mixins]
 
 
@@ -87,7 +89,8 @@ def test_every_tool_of_both_toolkits_has_a_japanese_description_with_every_argum
             spec = texts[name]
             arguments = [p for p in inspect.signature(tool).parameters if p != "self"]
             assert sorted(spec.get("args") or {}) == sorted(arguments), name
-            for text in [spec["summary"], *(spec.get("args") or {}).values(), *([spec["returns"]] if spec.get("returns") else [])]:
+            returns = [spec["returns"]] if spec.get("returns") else []
+            for text in [spec["summary"], *(spec.get("args") or {}).values(), *returns]:
                 assert isinstance(text, str) and JAPANESE.search(text) and "\n" not in text, (name, text)
             assert bool(spec.get("returns")) == bool(inspect.getdoc(tool) and "Returns:" in inspect.getdoc(tool)), name
             if getattr(tool, DISCOVERABLE_ATTR, False):
@@ -101,7 +104,8 @@ def test_every_tool_of_both_toolkits_has_a_japanese_description_with_every_argum
                 # (without an Args section tau2 keeps the Returns text in the description, as in English)
                 assert parsed["description"].split("\n\nReturns:")[0] == spec["summary"], name
                 assert list(parsed["parameters"]) == list(spec.get("args") or {}), name
-                assert {p["description"] for p in parsed["parameters"].values()} == set((spec.get("args") or {}).values())
+                descriptions = {p["description"] for p in parsed["parameters"].values()}
+                assert descriptions == set((spec.get("args") or {}).values())
     from tau2.domains.banking_knowledge.tools import KnowledgeTools, KnowledgeUserTools
 
     agent, user = tools_of(KnowledgeTools), tools_of(KnowledgeUserTools)
@@ -206,8 +210,9 @@ def test_the_catalog_is_one_to_one_and_names_every_product_of_the_db_tasks_and_t
     # the fee and limit tables inside the tools (early closure by product, default ATM limits in lower case)
     lower = {name.lower(): name for name in catalog}
     for node in ast.walk(ast.parse(inspect.getsource(tools))):
-        if isinstance(node, ast.Dict) and node.keys and all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                                            and k.value.lower().endswith(" account") for k in node.keys):
+        if isinstance(node, ast.Dict) and node.keys and all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.lower().endswith(" account")
+                for k in node.keys):
             for key in node.keys:
                 assert key.value in catalog or key.value.lower() in lower, key.value
     missing = sorted(names - set(catalog))
@@ -232,7 +237,8 @@ def test_the_tool_texts_use_the_glossary_renderings_the_pipeline_would_demand():
     import docstring_parser
     from tau2.domains.banking_knowledge.tools import parse_discoverable_tool_docstring
 
-    glossary = load_glossary(ROOT / "glossaries" / "ja.yaml").merged(load_glossary(ROOT / "glossaries" / "ja.banking_knowledge.yaml"))
+    glossary = load_glossary(ROOT / "glossaries" / "ja.yaml").merged(
+        load_glossary(ROOT / "glossaries" / "ja.banking_knowledge.yaml"))
     fixed = {surface: glossary.terms[term].ja for surface, term in glossary.surfaces("enforce").items()}
     pairs = []
     texts = load("banking_knowledge_tools.ja.yaml")["tools"]

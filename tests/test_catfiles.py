@@ -155,7 +155,8 @@ def test_each_status_reads_the_same_in_po_xliff_and_tmx(mixed):
     assert set(tus) == translated
     for key, tu in tus.items():
         assert tu.findtext("prop[@type='x-jtau-status']") == status[key]
-        assert [seg.xpath("string()") for seg in tu.iter("seg")] == [mixed.memory[key]["source"], mixed.memory[key]["target"]]
+        segments = [seg.xpath("string()") for seg in tu.iter("seg")]
+        assert segments == [mixed.memory[key]["source"], mixed.memory[key]["target"]]
 
 
 def test_pocount_reads_the_statuses_of_all_three_formats(mixed):
@@ -224,14 +225,16 @@ def test_po_placeholders_are_brace_format_and_literal_braces_do_not_trip_the_che
     on correct exports and pofilter finds each broken placeholder of an edited file."""
     retail = polib.pofile(str(committed("retail", "po")))
     literal = next(e for e in retail if "'color': 'blue'" in e.msgid)
-    assert "{{'color': 'blue'" in literal.msgid and "{{'色': 'ブルー'" in literal.msgstr and "{ORDER_ID_1}" in literal.msgid
+    assert "{{'color': 'blue'" in literal.msgid and "{ORDER_ID_1}" in literal.msgid
+    assert "{{'色': 'ブルー'" in literal.msgstr
     for entry in retail:
         assert ("python-brace-format" in entry.flags) == ("{" in entry.msgid), entry.msgctxt
     placeholder_checks = ("-t", "pythonbraceformat", "-t", "variables")
     for domain in ("airline", "retail", "telecom"):
         path = committed(domain, "po")
         if shutil.which("msgfmt"):
-            checked = subprocess.run(["msgfmt", "--check-format", "-o", os.devnull, str(path)], capture_output=True, text=True)
+            checked = subprocess.run(["msgfmt", "--check-format", "-o", os.devnull, str(path)],
+                                     capture_output=True, text=True)
             assert checked.returncode == 0, checked.stderr
         tool("pofilter", *placeholder_checks, path, tmp_path / f"{domain}.found.po")
         found = tmp_path / f"{domain}.found.po"
@@ -257,7 +260,8 @@ def test_po_placeholders_are_brace_format_and_literal_braces_do_not_trip_the_che
     found = [e.tcomment for e in polib.pofile(str(tmp_path / "found.po")) if e.msgid]
     assert found == ["(pofilter) pythonbraceformat: Named placeholders absent in translation: {ORDER_ID_1}"]
     if shutil.which("msgfmt"):
-        checked = subprocess.run(["msgfmt", "--check-format", "-o", os.devnull, str(edited)], capture_output=True, text=True)
+        checked = subprocess.run(["msgfmt", "--check-format", "-o", os.devnull, str(edited)],
+                                 capture_output=True, text=True)
         assert checked.returncode == 1 and "argument 'ORDER_ID_1' doesn't exist in 'msgstr'" in checked.stderr
 
 
@@ -289,7 +293,8 @@ def test_import_maps_codes_and_braces_back_exactly(project, committed, tmp_path)
         in " ".join(result.stderr.split())
 
 
-def test_an_xliff_converted_by_xliff2po_and_po2xliff_imports_back_exactly_the_edited_entries(project, committed, tmp_path):
+def test_an_xliff_converted_by_xliff2po_and_po2xliff_imports_back_exactly_the_edited_entries(
+        project, committed, tmp_path):
     """3. The converters drop the memory keys; units are found by their English source."""
     shutil.copytree(ROOT / "data" / "tm", project / "data" / "tm")
     before = memory(project)
@@ -298,7 +303,8 @@ def test_an_xliff_converted_by_xliff2po_and_po2xliff_imports_back_exactly_the_ed
     converted = polib.pofile(str(po))
     assert len(converted) == len(before) and not any(e.msgctxt for e in converted)
     edits = {"You are {PERSON_1}.": "あなたは{PERSON_1}さんです。",
-             "You want to cancel reservation {RESERVATION_ID_1}.": "予約{RESERVATION_ID_1}を取り消したいと考えています。"}
+             "You want to cancel reservation {RESERVATION_ID_1}.":
+                 "予約{RESERVATION_ID_1}を取り消したいと考えています。"}
     for entry in converted:
         entry.msgstr = edits.get(entry.msgid, entry.msgstr)
     converted.save(str(po))
@@ -334,7 +340,8 @@ def test_units_sharing_an_english_source_are_told_apart_by_register_and_legend()
     register (and placeholder legend), else refused with the kinds."""
     jobs = {"a": Job("a", "policy", "email", {}), "b": Job("b", "user", "email", {})}
     by_source = {"email": list(jobs.values())}
-    assert find_segment(Unit("", "email", "メール", note="status: draft\nregister: user"), jobs, by_source, {})[0] is jobs["b"]
+    user_unit = Unit("", "email", "メール", note="status: draft\nregister: user")
+    assert find_segment(user_unit, jobs, by_source, {})[0] is jobs["b"]
     job, why = find_segment(Unit("", "email", "メール"), jobs, by_source, {})
     assert job is None and "is the English of 2 segments (policy, user)" in why and "keep the key" in why
     info = {"a": {"placeholders": {}}, "b": {"placeholders": {"PERSON_1": ("Emma Kim", "金子 恵美")}}}
@@ -381,7 +388,8 @@ def test_export_says_what_to_ask_for_when_nothing_matches(project, mixed, tmp_pa
     assert result.stderr.strip() == (f"airline: no missing segments (the domain has {drafts} draft); nothing written: "
                                      "use --status draft or --status all")
     tmx = jtau("tm", "export", "airline", "-o", str(tmp_path / "m.tmx"), root=mixed.root)
-    assert tmx.returncode == 1 and "TMX holds translations only" in tmx.stderr and "export them as .po or .xlf" in tmx.stderr
+    assert tmx.returncode == 1 and "TMX holds translations only" in tmx.stderr
+    assert "export them as .po or .xlf" in tmx.stderr
     missing = sum(s in ("missing", "previous") for s in mixed.status.values())
     everything = jtau("tm", "export", "airline", "--status", "all", "-o", str(tmp_path / "all.tmx"), root=mixed.root)
     assert f"{len(mixed.status) - missing} segments (all) written" in everything.stdout
@@ -409,7 +417,8 @@ def test_import_counts_what_changed_and_how_many_problems_there_are(project, com
     po.save(str(edited))
     refused = jtau("tm", "import", "airline", str(edited), "--dry-run", root=project)
     problems = refused.stderr.strip().splitlines()
-    assert refused.returncode == 1 and len(problems) == 61 and "70 refused; nothing written (--dry-run)" in said(refused)
+    assert refused.returncode == 1 and len(problems) == 61
+    assert "70 refused; nothing written (--dry-run)" in said(refused)
     assert problems[-1].strip() == "... and 10 more (70 problems in all)"
     where, line = problems[0].strip().split(": ", 1)[0].rsplit(":", 1)
     text = edited.read_text().splitlines()
@@ -422,7 +431,8 @@ def test_the_drafts_export_to_the_same_bytes_every_time(committed, tmp_path):
     for suffix in ("po", "xlf", "tmx"):
         again = export(ROOT, "airline", tmp_path / f"again.{suffix}", "--status", "draft")
         assert again.read_bytes() == committed("airline", suffix).read_bytes()
-    assert {e.msgctxt for e in polib.pofile(str(again.with_suffix(".po")))} == drafts == set(xliff_units(again.with_suffix(".xlf")))
+    po_keys = {e.msgctxt for e in polib.pofile(str(again.with_suffix(".po")))}
+    assert po_keys == drafts == set(xliff_units(again.with_suffix(".xlf")))
 
 
 def test_a_reviewed_translation_comes_back_from_po_into_the_output(project, tmp_path):
@@ -477,7 +487,8 @@ def test_a_new_hint_term_exports_each_segment_it_touches_with_its_previous_trans
                for k, u in units.items())
 
     kept = tmp_path / "kept.jsonl"  # a reviewer keeps every previous translation as it is
-    kept.write_text("".join(json.dumps({"key": l["key"], "target": l["previous"]["target"]}) + "\n" for l in lines))
+    kept.write_text("".join(json.dumps({"key": line["key"], "target": line["previous"]["target"]}) + "\n"
+                            for line in lines))
     result = jtau("tm", "import", "airline", str(kept), root=project)
     assert all("返金" in e["target"] for e in touched.values())  # the team wrote 返金 throughout
     assert result.returncode == 0 and f"{len(touched)} changed" in result.stdout

@@ -57,7 +57,7 @@ def test_map_sending_two_names_to_one_reports_the_line(project, tmp_path):
     text = text.replace("Ava:      {kanji: 彩,   kana: あや,     romaji: Aya}",
                         "Ava:      {kanji: 恵美, kana: えみ,     romaji: Emi}")
     people.write_text(text)
-    line = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("  Emma:"))
+    line = next(number for number, row in enumerate(text.splitlines(), 1) if row.startswith("  Emma:"))
     out = tmp_path / "out"
     result = jtau("localize", "airline", "--out", str(out), root=project)
     assert result.returncode == 2
@@ -75,7 +75,8 @@ def test_two_airports_on_one_code_is_refused(project, tmp_path):
 
 def test_unmapped_entity_is_reported_with_its_json_path(project, tmp_path):
     people = project / "entity_maps" / "people.yaml"
-    people.write_text("\n".join(l for l in people.read_text().splitlines() if not l.startswith("  Kevin:")) + "\n")
+    kept = [line for line in people.read_text().splitlines() if not line.startswith("  Kevin:")]
+    people.write_text("\n".join(kept) + "\n")
     result = jtau("localize", "airline", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 2
     assert ("tasks.json: [8].evaluation_criteria.actions[3].arguments.passengers[1].first_name: "

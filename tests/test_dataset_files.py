@@ -63,7 +63,8 @@ def test_telecom_without_tasks_full_reads_and_checks_as_the_whole_folder(tmp_pat
     files = {name: (TELECOM / name).read_bytes() for name in ("tasks.json", "tasks_full.json", "tasks_small.json")}
     assert check_files(folder, files) == []
     (folder / "tasks.json").unlink()  # neither copy: missing, for every reader
-    assert check_files(folder, files)[:2] == [f"{folder / 'tasks.json'}: missing", f"{folder / 'tasks_full.json'}: missing"]
+    assert check_files(folder, files)[:2] == [f"{folder / 'tasks.json'}: missing",
+                                              f"{folder / 'tasks_full.json'}: missing"]
 
 
 def test_dataset_digest_is_the_manifests():
@@ -77,4 +78,5 @@ def test_the_runtime_loads_tasks_of_a_folder_that_stores_them_once(tmp_path):
     folder = tmp_path / "telecom"
     shutil.copytree(TELECOM, folder, ignore=shutil.ignore_patterns("tasks_full.json"))
     tasks = type("Tasks", (LocalizedTasks,), {"folder": folder, "source": "telecom"})()
-    assert len(tasks.get_tasks(None, file="tasks_full.json")) == len(json.loads((TELECOM / "tasks_full.json").read_bytes()))
+    source_tasks = json.loads((TELECOM / "tasks_full.json").read_bytes())
+    assert len(tasks.get_tasks(None, file="tasks_full.json")) == len(source_tasks)

@@ -180,7 +180,8 @@ def test_a_golden_experiment_over_the_four_arms_and_both_customers_is_exact(tmp_
                          ("ja [user_simulator_ja]", "user_simulator_ja"),
                          ("ja [user_simulator_ja-en-prompt]", "user_simulator_ja-en-prompt")}
     else:
-        assert sides == {("ja-entities", "user_simulator"), ("ja-text", "user_simulator_ja"), ("ja", "user_simulator_ja")}
+        assert sides == {("ja-entities", "user_simulator"), ("ja-text", "user_simulator_ja"),
+                         ("ja", "user_simulator_ja")}
     for cell in result.results:
         diagnostics = cell["diagnostics"]
         japanese = cell["target"].split(" ")[0] in ("ja-text", "ja")
@@ -302,7 +303,8 @@ def test_an_interrupted_experiment_continues_and_another_plan_is_refused(tmp_pat
         with pytest.raises(InputError, match="holds another experiment"):
             run_experiment(folder, other, 2, 0)
     manifest = json.loads((folder / "experiment.json").read_text())
-    assert manifest["plan"]["agent_key_env"] == "JTAU_SCRIPTED_KEY" and "scripted\"" not in (folder / "experiment.json").read_text()
+    assert manifest["plan"]["agent_key_env"] == "JTAU_SCRIPTED_KEY"
+    assert "scripted\"" not in (folder / "experiment.json").read_text()
     assert set(manifest["datasets"]) == {"airline_en", "airline_ja"}
 
 

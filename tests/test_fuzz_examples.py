@@ -1,6 +1,6 @@
-"""The examples of issue 31, one test each: what a structure-aware fuzzer found, each now one
-line and exit 1 or 2, nothing written, in bounded time and memory.  Each runs the real command
-in a forked child of this process (tests/fuzzkit/harness.py), as the fuzzer does."""
+"""What a structure-aware fuzzer found, one test per example, each now one line and exit 1 or 2,
+nothing written, in bounded time and memory.  Each runs the real command in a forked child of
+this process (tests/fuzzkit/harness.py), as the fuzzer does."""
 
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ def test_a_yaml_file_that_is_not_utf8_names_its_line():
     text = (ROOT / "glossaries" / "ja.yaml").read_bytes()
     lines = text.split(b"\n")
     lines[6] = lines[6] + b" \xff"
-    case = project_case("yaml", localize_argv("airline"), "airline", files={"project/glossaries/ja.yaml": b"\n".join(lines)})
+    case = project_case("yaml", localize_argv("airline"), "airline",
+                        files={"project/glossaries/ja.yaml": b"\n".join(lines)})
     assert "glossaries/ja.yaml:7: not UTF-8" in refused(case)
 
 
@@ -122,7 +123,8 @@ def test_input_nested_a_thousand_levels_is_one_line(where):
 
 def test_yaml_flow_nesting_of_two_thousand_levels_ends_at_once_with_its_line():
     text = (ROOT / "glossaries" / "ja.yaml").read_text() + "\nextra: " + "[" * 2_000 + "]" * 2_000 + "\n"
-    case = project_case("yaml", localize_argv("airline"), "airline", files={"project/glossaries/ja.yaml": text.encode()})
+    case = project_case("yaml", localize_argv("airline"), "airline",
+                        files={"project/glossaries/ja.yaml": text.encode()})
     assert f"glossaries/ja.yaml:{text.count(chr(10))}: nested deeper than 64 levels" in refused(case, seconds=5)
 
 
@@ -262,11 +264,13 @@ def test_a_yaml_alias_bomb_is_refused_in_under_2_s_and_200_mb():
     bomb += [f"l{i}: &{chr(98 + i)} [{','.join(['*' + chr(97 + i)] * 9)}]" for i in range(9)]
     text = (ROOT / "glossaries" / "ja.yaml").read_text() + "\n" + "\n".join(bomb) + "\n"
     assert len(text.encode()) < len((ROOT / "glossaries" / "ja.yaml").read_bytes()) + 4_300  # a few lines
-    case = project_case("yaml", localize_argv("airline"), "airline", files={"project/glossaries/ja.yaml": text.encode()})
+    case = project_case("yaml", localize_argv("airline"), "airline",
+                        files={"project/glossaries/ja.yaml": text.encode()})
     outcome = run_case(case)
     assert outcome.outcome == "refused" and outcome.exit_code == 2, outcome.detail
     assert outcome.cpu_seconds < 2 and outcome.memory_mb < 200, (outcome.cpu_seconds, outcome.memory_mb)
-    assert "glossaries/ja.yaml:" in outcome.stderr and "an alias (*a): jtau's YAML files hold no aliases" in outcome.stderr
+    assert "glossaries/ja.yaml:" in outcome.stderr
+    assert "an alias (*a): jtau's YAML files hold no aliases" in outcome.stderr
 
 
 def test_an_entity_expansion_near_expats_limit_prints_no_long_line():
@@ -340,7 +344,8 @@ RESULTS_EDITS = {  # what is done to the file -> (edit, the error's JSON path an
                                        "simulations[2].reward_info.reward: missing"),
     "termination_reason missing": (lambda d: d["simulations"][3].pop("termination_reason"),
                                    "simulations[3].termination_reason: missing"),
-    "task_id of a wrong type": (lambda d: d["simulations"][0].update(task_id=1.5), "simulations[0].task_id: not a string"),
+    "task_id of a wrong type": (lambda d: d["simulations"][0].update(task_id=1.5),
+                                "simulations[0].task_id: not a string"),
     "task_id a list": (lambda d: d["simulations"][1].update(task_id=["1"]), "simulations[1].task_id: not a string"),
     "trial a text": (lambda d: d["simulations"][0].update(trial="0"), "simulations[0].trial: not an integer"),
     "the recorded temperature negative": (lambda d: d["info"]["agent_info"]["llm_args"].update(temperature=-0.5),

@@ -1,4 +1,4 @@
-"""Every input kind jtau reads, however malformed, ends cleanly (issue 31): property-based
+"""Every input kind jtau reads, however malformed, ends cleanly: property-based
 fuzzing with a small budget -- a few derandomized Hypothesis cases per kind, each a valid input
 of the real data mutated and run through the real command (tests/fuzzkit).  A case ends in a
 success whose outputs read back, or in exit 1/2 with one line naming the file and the line or

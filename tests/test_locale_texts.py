@@ -30,7 +30,8 @@ PLANTED = [
     ("ja-text", "$3,000近く", "300,000円近く", "currency"),
     ("ja-entities", "a consultant from 熊本県熊本市.", "a consultant from 熊本, 熊本県.", "place"),
     ("ja-text", "$2,500なら 2500", "¥250,000なら 2500", "currency"),
-    ("ja-entities", "Date of the transaction (YYYY/MM/DD format)", "Date of the transaction (MM/DD/YYYY format)", "date"),
+    ("ja-entities", "Date of the transaction (YYYY/MM/DD format)", "Date of the transaction (MM/DD/YYYY format)",
+     "date"),
     ("ja-text", "取引日（MM/DD/YYYY形式）", "取引日（YYYY/MM/DD形式）", "date"),
     ("ja", "15:00:00 JSTです", "15:00:00 ESTです", "zone"),
     ("ja-text", "すべて米国東部時間のため", "すべて日本時間のため", "zone"),
@@ -39,10 +40,11 @@ PLANTED = [
     ("ja-entities", "a marketing manager from 長崎市", "a marketing manager from Portland, OR", "place"),
     ("ja-text", "Portland, ORに住む", "長崎県長崎市に住む", "place"),
     ("ja-text", "Whole Foods Marketも二重請求だと認めています", "成城石井も二重請求だと認めています", "merchant"),
-    ("ja-text", "「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」", "「〒76165 Texas Fort Worth 445 Maple Drive」",
-     "address"),
+    ("ja-text", "「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」",
+     "「〒76165 Texas Fort Worth 445 Maple Drive」", "address"),
     ("ja-entities", "a small business owner from 愛知県名古屋市.", "a small business owner from 名古屋, MI.", "place"),
-    ("ja-entities", "a venture capitalist based in 長野県上田市.", "a venture capitalist based in Boulder, 長野県.", "place"),
+    ("ja-entities", "a venture capitalist based in 長野県上田市.", "a venture capitalist based in Boulder, 長野県.",
+     "place"),
     ("ja-entities", "I'll get ¥X in cash back", "I'll get $X in cash back", "currency"),
     ("ja-entities", "Last 4 of ID document number, AND", "Last 4 of SSN, AND", "institution"),
     ("ja-entities", "the payee is the Japan Pension Service.", "the payee is the Social Security Administration.",
@@ -83,7 +85,8 @@ def test_a_country_reads_in_the_texts_language(arm_tasks):
 def test_a_us_address_in_japanese_text_keeps_the_sources_order(arm_tasks):
     from jtau.text.render import us_order
 
-    assert us_order("{PREFECTURE_1}{CITY_1}市在住", "You live in {CITY_1}, {PREFECTURE_1}.") == "{CITY_1}, {PREFECTURE_1}在住"
+    ordered = us_order("{PREFECTURE_1}{CITY_1}市在住", "You live in {CITY_1}, {PREFECTURE_1}.")
+    assert ordered == "{CITY_1}, {PREFECTURE_1}在住"
     known = arm_tasks("retail", "ja-text")[41]["user_scenario"]["instructions"]["known_info"]
     assert "住所は「445 Maple Drive, Suite 394, Fort Worth, Texas, 76165」です。" in known
     assert "〒" not in json.dumps(arm_tasks("retail", "ja-text"), ensure_ascii=False)
@@ -176,7 +179,8 @@ def test_banking_words_the_memory_wrote_as_text_read_in_each_arms_locale(arm_tas
         80: {"en": "living in Phoenix, Arizona.", "ja-entities": "living in 鹿児島県鹿児島市.",
              "ja-text": "Phoenix, Arizona在住", "ja": "鹿児島県鹿児島市在住"},
         # a competitor's card as it writes itself (the memory had it in katakana)
-        40: {"en": "found the Pursuit Ink Business Preferred card", "ja-entities": "the Pursuit Ink Business Preferred card",
+        40: {"en": "found the Pursuit Ink Business Preferred card",
+             "ja-entities": "the Pursuit Ink Business Preferred card",
              "ja-text": "「Pursuit Ink Business Preferred」カード", "ja": "「Pursuit Ink Business Preferred」カード"},
     }
     for task, by_arm in expected.items():

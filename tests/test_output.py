@@ -1,5 +1,5 @@
 """What jtau prints, as a user reads it in a pipe, a log and a terminal: whole values, and
-whatever is shortened says how much is left out (issue 24)."""
+whatever is shortened says how much is left out."""
 
 from __future__ import annotations
 
@@ -74,7 +74,8 @@ def test_shortened_lists_and_texts_say_how_much_is_left_out():
     assert joined("abcdefg", 3) == "a, b, c and 4 more"
     from jtau.listing import counted
 
-    assert (counted(1, "attempt"), counted(4, "attempt"), counted(0, "model")) == ("1 attempt", "4 attempts", "0 models")
+    assert (counted(1, "attempt"), counted(4, "attempt"), counted(0, "model")) == (
+        "1 attempt", "4 attempts", "0 models")
     assert (counted(1, "entry", "entries"), counted(12697, "entry", "entries")) == ("1 entry", "12,697 entries")
 
 

@@ -17,7 +17,8 @@ needs_upstream = pytest.mark.skipif(UPSTREAM is None, reason=NO_UPSTREAM)
 
 def own_repairs(localization) -> set[str]:
     """Tasks J-tau repairs beyond upstream (its bilingual review)."""
-    return {i for p in localization.repairs.patches if p.spec.reference.startswith("J-tau review") for i in p.spec.task_ids}
+    return {i for p in localization.repairs.patches if p.spec.reference.startswith("J-tau review")
+            for i in p.spec.task_ids}
 
 
 @needs_upstream

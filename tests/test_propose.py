@@ -9,7 +9,8 @@ from conftest import jtau
 
 def test_propose_fills_missing_names_and_zips_and_localize_then_works(project, tmp_path):
     people = project / "entity_maps" / "people.yaml"
-    people.write_text("\n".join(l for l in people.read_text().splitlines() if not l.startswith("  Kevin:")) + "\n")
+    kept = [line for line in people.read_text().splitlines() if not line.startswith("  Kevin:")]
+    people.write_text("\n".join(kept) + "\n")
     addresses = project / "entity_maps" / "addresses.yaml"
     original = addresses.read_text()
     # the block the airline zips of Austin were proposed in (retail's came later, in a block of their own)

@@ -67,7 +67,8 @@ def test_the_readmes_figures_are_what_the_tool_reports(airline, retail, telecom,
         str(len(part)) for part in (catalog.products, catalog.option_names, catalog.option_values))
     stats = retail.report.stats
     item_prices = stats["order item price = catalog price identity holds"]
-    assert readme_figure(r"every order item costs its catalog price \(([\d,]+)/([\d,]+)\)") == tuple(item_prices.split("/"))
+    assert readme_figure(r"every order item costs its catalog price \(([\d,]+)/([\d,]+)\)") == tuple(
+        item_prices.split("/"))
     assert readme_figure(r"keeps its truth value for all ([\d,]+) orders") == (
         stats["order payment = item prices identity holds"].split("/")[1],)
     assert readme_figure(r"variants stay distinguishable \((\d+)/(\d+)\)") == tuple(

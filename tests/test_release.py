@@ -163,9 +163,9 @@ def test_the_installed_wheel_runs_from_any_folder_and_writes_nothing_into_itself
     run = lambda *args: installed_jtau(installed, *args, cwd=tmp_path, cache=tmp_path / "cache")  # noqa: E731
     where = run("--version")
     assert where.stdout.strip() == f"jtau {__version__}"
+    env = {**{k: v for k, v in os.environ.items() if k != "JTAU_ROOT"}, "PYTHONPATH": str(installed)}
     probe = subprocess.run([sys.executable, "-c", "import jtau.project as p; print(p.__file__, p.project_root())"],
-                           capture_output=True, text=True, cwd=tmp_path,
-                           env={**{k: v for k, v in os.environ.items() if k != "JTAU_ROOT"}, "PYTHONPATH": str(installed)})
+                           capture_output=True, text=True, cwd=tmp_path, env=env)
     module, root = probe.stdout.split()
     assert module.startswith(str(installed)) and Path(root) == installed / "jtau" / "_dataset"
     validated = run("validate", "telecom")  # tasks_full.json read through the manifest

@@ -107,13 +107,15 @@ def test_golden_lookups_find_the_counterpart_user_or_fail_in_both(retail, retail
     src_mail, out_mail = users_by_email(src), users_by_email(out)
     loc_user = {s: o for s, o in zip(src["users"], out["users"])}
     found = failed = 0
-    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_name_zip"), golden(retail.domain.tasks, "find_user_id_by_name_zip"))
+    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_name_zip"),
+                golden(retail.domain.tasks, "find_user_id_by_name_zip"))
     for (_, a), (_, b) in pairs:
         s = src_name.get((a["first_name"].lower(), a["last_name"].lower(), a["zip"]))
         o = out_name.get((b["first_name"].lower(), b["last_name"].lower(), b["zip"]))
         assert (loc_user.get(s) if s else None) == o
         found, failed = found + bool(s), failed + (not s)
-    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_email"), golden(retail.domain.tasks, "find_user_id_by_email"))
+    pairs = zip(golden(retail_source["tasks"], "find_user_id_by_email"),
+                golden(retail.domain.tasks, "find_user_id_by_email"))
     for (_, a), (_, b) in pairs:
         s, o = src_mail.get(a["email"].lower()), out_mail.get(b["email"].lower())
         assert (loc_user.get(s) if s else None) == o
@@ -123,7 +125,8 @@ def test_golden_lookups_find_the_counterpart_user_or_fail_in_both(retail, retail
 
 def test_decoys_stay_near_misses(retail):
     loc = __import__("jtau.swap.localizer", fromlist=["Localizer"]).Localizer(retail.maps)
-    real, decoy = loc.convert("email", "aarav.santos8320@example.com"), loc.convert("email", "aarav.santos8321@example.com")
+    real = loc.convert("email", "aarav.santos8320@example.com")
+    decoy = loc.convert("email", "aarav.santos8321@example.com")
     assert real[:-len("0@example.com")] == decoy[:-len("1@example.com")] and real != decoy
     mistyped = loc.convert("email", "daikisanchez1479@example.com")
     assert mistyped.replace("@", ".").count(".") == 2 and "." not in mistyped.split("@")[0]
@@ -151,7 +154,8 @@ def test_a_catalog_map_that_is_not_one_to_one_is_an_input_error(project, tmp_pat
     result = jtau("localize", "retail", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 2
     assert re.search(r"catalog\.yaml:\d+: products: 'Water Bottle' and 'Tea Kettle' both map to 'やかん'|"
-                     r"catalog\.yaml:\d+: products: 'Tea Kettle' and 'Water Bottle' both map to 'やかん'", result.stderr)
+                     r"catalog\.yaml:\d+: products: 'Tea Kettle' and 'Water Bottle' both map to 'やかん'",
+                     result.stderr)
     assert not (tmp_path / "out").exists()
 
 
@@ -222,7 +226,7 @@ def test_a_catalog_word_inside_a_longer_catalog_phrase_is_not_a_hint_of_its_own(
 
 
 def test_a_customer_quoting_a_cancellation_reason_quotes_the_policys_literal(retail):
-    """Issue 24 review: task 90 quoted 「もう必要なくなった」「間違えて注文した」 where the policy defines
+    """Bilingual review: task 90 quoted 「もう必要なくなった」「間違えて注文した」 where the policy defines
     「不要になった」（`no longer needed`）「誤って注文した」（`ordered by mistake`）."""
     policy = retail.outputs["policy.md"].decode()
     defined = dict((lit, ja) for ja, lit in re.findall(r"「([^」]+)」（`([^`]+)`）", policy))
@@ -244,23 +248,25 @@ def test_a_customer_quoting_a_cancellation_reason_quotes_the_policys_literal(ret
 
 
 def test_every_address_in_text_is_written_as_a_japanese_address(retail):
-    """Issue 24 review: 「東京都千代田区、紅葉台9-4-3（郵便番号101-0032）」 is an English address in Japanese
+    """Bilingual review: 「東京都千代田区、紅葉台9-4-3（郵便番号101-0032）」 is an English address in Japanese
     words; a Japanese one reads 〒101-0032 東京都千代田区紅葉台9-4-3 (building and room after a space)."""
     street = re.compile(r"[一-龥ぁ-んァ-ヶー]+(?!\d{3}-\d{4}(?!\d))\d{1,3}(?:-\d{1,3}){1,3}(?![\d-])")  # 紅葉台9-4-3
     written = re.compile(r"〒\d{3}-\d{4} [^\s、「」（）]*?(" + street.pattern + ")")
     seen = 0
     for task in retail.domain.tasks:
-        text = json.dumps([task["user_scenario"]["instructions"], (task.get("evaluation_criteria") or {}).get("nl_assertions")],
-                          ensure_ascii=False)  # the text fields (communicate_info and actions hold values)
+        # the text fields (communicate_info and actions hold values)
+        assertions = (task.get("evaluation_criteria") or {}).get("nl_assertions")
+        text = json.dumps([task["user_scenario"]["instructions"], assertions], ensure_ascii=False)
         for m in street.finditer(text):
             seen += 1
-            assert any(w.start(1) == m.start() for w in written.finditer(text)), text[max(0, m.start() - 60):m.end() + 30]
+            around = text[max(0, m.start() - 60):m.end() + 30]
+            assert any(w.start(1) == m.start() for w in written.finditer(text)), around
         assert not re.search("、(?:" + street.pattern + ")", text)
     assert seen >= 4
 
 
 def test_an_option_may_render_a_value_its_own_way(retail):
-    """Issue 24 review: the shade "medium" read 「肌の色: 中」 (the global medium -> 中); the catalog's
+    """Bilingual review: the shade "medium" read 「肌の色: 中」 (the global medium -> 中); the catalog's
     option_overrides give a makeup shade its cosmetics word, everywhere the option is named."""
     from jtau.swap.localizer import Localizer
 

@@ -146,7 +146,8 @@ def test_telecom_lookups_by_name_and_phone_compare_in_one_space():
               for lang, actions in (("en", english), ("ja", japanese)) for r in (0, 1)]
     [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
     assert cell["benchmark"] == "telecom-workflow" and cell["levels"]["full"]["retention"] == 1.0
-    swapped = [dict(japanese[0]), {"tool": "get_customer_by_name", "args": {"full_name": "健太 高橋", "dob": "1985-06-15"}}]
+    swapped = [dict(japanese[0]),
+               {"tool": "get_customer_by_name", "args": {"full_name": "健太 高橋", "dob": "1985-06-15"}}]
     traces = traces[:2] + [Trace("m", "telecom-workflow", "ja", 0.0, r, "1", True, swapped, seed=r) for r in (0, 1)]
     [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
     assert cell["levels"]["full"]["icross"] == 0.5 and cell["levels"]["route"]["icross"] == 1.0
@@ -238,7 +239,8 @@ def test_each_target_language_is_its_own_cell_and_parse_failures_count_per_langu
         traces += [t("en", r, task, tools) for r in (0, 1)]
         traces += [t("ja", r, task, tools) for r in (0, 1)]
         traces += [t("hi", 0, task, tools), t("hi", 1, task, [], parsed=task >= 6)]  # hi: 4 of 20 -> 20%
-        traces += [t("hi2", 0, task, tools), t("hi2", 1, task, [], parsed=task >= 6) if task else t("hi2", 1, task, [], parsed=False)]
+        traces += [t("hi2", 0, task, tools),
+                   t("hi2", 1, task, [], parsed=task >= 6) if task else t("hi2", 1, task, [], parsed=False)]
     cells = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0)
     assert [(c["source"], c["target"]) for c in cells] == [("en", "hi"), ("en", "hi2"), ("en", "ja")]
     by_target = {c["target"]: c for c in cells}
@@ -269,9 +271,10 @@ def test_a_trace_row_without_temperature_and_tau2_results_without_one_are_refuse
 
 
 def _cell(model, temperature, retention_matched, gap_corrected, ci, ranked=True):
-    level = {"iwithin": 1.0, "icross": retention_matched, "retention": retention_matched, "gap_raw": 1 - retention_matched,
-             "iwithin_matched": 1.0, "icross_matched": retention_matched, "retention_matched": retention_matched,
-             "gap_matched": 1 - retention_matched, "gap_corrected": gap_corrected, "gap_corrected_ci": ci}
+    level = {"iwithin": 1.0, "icross": retention_matched, "retention": retention_matched,
+             "gap_raw": 1 - retention_matched, "iwithin_matched": 1.0, "icross_matched": retention_matched,
+             "retention_matched": retention_matched, "gap_matched": 1 - retention_matched,
+             "gap_corrected": gap_corrected, "gap_corrected_ci": ci}
     return {"model": model, "temperature": temperature, "ranked": ranked, "levels": {"full": level, "route": level}}
 
 

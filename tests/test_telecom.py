@@ -74,10 +74,11 @@ def test_text_is_japanese_and_collapses_to_few_templates(telecom):
     assert len(task_templates) == 30
     japanese = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
     for name in telecom.rules.files.policy_files:
-        lines = [l for l in telecom.outputs[name].decode().splitlines() if re.search("[A-Za-z]{4}", l)]
-        assert all(japanese.search(l) for l in lines), name
+        lines = [line for line in telecom.outputs[name].decode().splitlines() if re.search("[A-Za-z]{4}", line)]
+        assert all(japanese.search(line) for line in lines), name
     task = json.loads(telecom.outputs["tasks.json"])[0]
-    assert task["user_scenario"]["instructions"]["known_info"] == "あなたは高橋 健太で、電話番号は090-0000-2002です。現在、海外（フランス）にいます。"
+    assert task["user_scenario"]["instructions"]["known_info"] == ("あなたは高橋 健太で、電話番号は090-0000-2002です。"
+                                                                  "現在、海外（フランス）にいます。")
 
 
 def test_telecom_ja_writes_yen_into_bills():
@@ -124,7 +125,8 @@ def test_a_phone_map_that_is_not_one_to_one_is_an_input_error(project, tmp_path)
     addresses.write_text(addresses.read_text().replace("555-123-2009: 090-0000-2009", "555-123-2009: 090-0000-2008"))
     result = jtau("localize", "telecom", "--out", str(tmp_path / "out"), root=project)
     assert result.returncode == 2
-    assert re.search(r"addresses\.yaml:\d+: phones: '555-123-2009' and '555-123-2008' both map", result.stderr.replace("\n", ""))
+    assert re.search(r"addresses\.yaml:\d+: phones: '555-123-2009' and '555-123-2008' both map",
+                     result.stderr.replace("\n", ""))
     assert not (tmp_path / "out").exists()
 
 
@@ -153,7 +155,7 @@ def test_a_task_phone_missing_from_the_map_is_reported_with_its_path(tmp_path, d
 
 
 def test_goodwill_credit_and_the_suspension_fee_have_one_japanese_name_everywhere(telecom):
-    """Issue 24 review: 好意的クレジット is no telecom word; one fee had three names (回線停止手数料 in
+    """Bilingual review: 好意的クレジット is no telecom word; one fee had three names (回線停止手数料 in
     bill lines, 利用停止 in the texts, 保留手数料 in suspend_line's message)."""
     from tau2.data_model.message import ToolCall
 
@@ -168,7 +170,8 @@ def test_goodwill_credit_and_the_suspension_fee_have_one_japanese_name_everywher
     assert not [e["target"] for e in memory if wrong.search(e["target"])]
     assert any("お詫び割引" in e["target"] for e in memory if "goodwill credit" in e["source"])
     assert not [name for name, data in telecom.outputs.items() if wrong.search(data.decode("utf-8"))]
-    bills = [i["description"] for b in tomllib.loads(telecom.outputs["db.toml"].decode())["bills"] for i in b["line_items"]]
+    db = tomllib.loads(telecom.outputs["db.toml"].decode())
+    bills = [i["description"] for b in db["bills"] for i in b["line_items"]]
     assert any(d.startswith("利用停止手数料 - 回線 ") for d in bills)
     env = jtau_domains(ROOT)["telecom_ja"].get_environment()
     line = next(x for x in env.tools.db.lines if x.status == "Active")

@@ -73,7 +73,8 @@ def test_a_dollar_figure_the_rules_call_no_money_stays_a_number():
     recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, banking=True, not_money=rules.not_money)
     template = recognizer.templatize("Minimum credit score: $640\n- Annual fee: $95")
     assert [e.kind for _, e in template.entities] == ["NUMBER", "MONEY"]
-    assert Renderer(Localizer(maps)).render(template.text, template) == "Minimum credit score: 640\n- Annual fee: 9,500円"
+    rendered = Renderer(Localizer(maps)).render(template.text, template)
+    assert rendered == "Minimum credit score: 640\n- Annual fee: 9,500円"
 
 
 def test_a_not_money_rule_that_is_no_regex_is_refused():
@@ -88,7 +89,8 @@ def test_a_not_money_rule_that_is_no_regex_is_refused():
 @pytest.mark.parametrize("arm,said", [
     ("en", "offer me twenty bucks? three to four thousand, five at most. Every dollar counts, "
            "for every dollar you spend"),
-    ("ja-entities", "offer me ¥2,000? ¥300,000-400,000, ¥500,000 at most. Every yen counts, for every dollar you spend"),
+    ("ja-entities", "offer me ¥2,000? ¥300,000-400,000, ¥500,000 at most. Every yen counts, "
+                    "for every dollar you spend"),
     ("ja-text", "offer me $20? $3,000-4,000, $5,000 at most. Every ドル counts, for every dollar you spend"),
     ("ja", "offer me 2,000円? 300,000〜400,000円, 500,000円 at most. Every 円 counts, for every dollar you spend"),
 ])

@@ -117,7 +117,8 @@ def test_a_dollar_arm_with_yen_is_a_notation_defect():
 def test_an_example_figure_beside_its_amount_is_that_amount():
     """"(e.g., 2500 for $2,500)" and 「例：250,000円なら 250000」 state one amount twice, x100."""
     source = "requested_increase_amount: integer - The dollar amount (e.g., 2500 for $2,500)"
-    assert reader("ja").compare(source, "requested_increase_amount: integer - 金額（円、100円単位。例：250,000円なら 250000）") == []
+    assert reader("ja").compare(
+        source, "requested_increase_amount: integer - 金額（円、100円単位。例：250,000円なら 250000）") == []
     findings = reader("ja").compare(source, "requested_increase_amount: integer - 金額（円。例：$2,500なら 2500）")
     assert "notation" in {f.kind for f in findings}
 
@@ -223,7 +224,8 @@ WRITTEN_BY_JTAU = {"Line suspended successfully. $5/month holding fee will apply
                    "Payment of {payment_request.amount_due} USD has been made for bill {payment_request.bill_id}."}
 # texts no agent or customer reads as such: code values, pieces joined into what the table reads
 NOT_READ = WRITTEN_BY_JTAU | {"2024-05-15T15:00:00", "{id_name}_{self.id_counter[id_type]}", "pending",
-            "{status_update}\nStatus Bar: {self._check_status_bar()}", "{apn_status}\nStatus Bar: {self._check_status_bar()}",
+            "{status_update}\nStatus Bar: {self._check_status_bar()}",
+            "{apn_status}\nStatus Bar: {self._check_status_bar()}",
             "{result}{message}\nStatus Bar: {self._check_status_bar()}", "Very Poor", "Poor", "Fair", "Good",
             "Excellent", "Unknown", "No Connection"}
 
@@ -248,10 +250,12 @@ def test_the_phones_screen_reads_in_japanese_and_keeps_what_the_tasks_quote():
 
     screen = ("Data Roaming is now ON.\nStatus Bar: 📶⁴ Excellent | 5G | 📱 Data Enabled | 📡 Connected to HomeNet "
               "| 🔋 80%")
-    assert render(table("tool_results"), screen) == \
-        "データローミングをONにしました。\nステータスバー: 📶⁴ Excellent | 5G | 📱 モバイルデータ有効 | 📡 HomeNetに接続済み | 🔋 80%"
+    assert render(table("tool_results"), screen) == (
+        "データローミングをONにしました。\n"
+        "ステータスバー: 📶⁴ Excellent | 5G | 📱 モバイルデータ有効 | 📡 HomeNetに接続済み | 🔋 80%")
     one_line = "Preferred Network Mode set to: 4g_5g_preferred\nStatus Bar: 📵 No Signal | 🔋 80%"
-    assert render(table("tool_results"), one_line).splitlines()[0] == "優先するネットワークモードを 4g_5g_preferred に設定しました。"
+    assert render(table("tool_results"), one_line).splitlines()[0] == (
+        "優先するネットワークモードを 4g_5g_preferred に設定しました。")
 
 
 def test_a_certificate_names_its_amount_as_the_arm_writes_money():
@@ -321,7 +325,8 @@ def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
     checks, _ = verify("retail", ROOT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"})
     [reading] = checks[0].readings
     assert reading.tool == "get_product_details(product_id='8940227892')" and reading.finding.kind == "money"
-    assert not checks[0].ok and str(reading).startswith("get_product_details(product_id='8940227892'): tool output money")
+    assert not checks[0].ok
+    assert str(reading).startswith("get_product_details(product_id='8940227892'): tool output money")
 
 
 def test_every_screen_j_taus_manual_quotes_is_one_the_phone_shows():

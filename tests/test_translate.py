@@ -204,7 +204,7 @@ def test_reviewed_entries_are_kept_and_unused_entries_turn_stale(fake, tmp_path,
     assert any("reviewed entry" in w for w in result.translation.warnings)
     assert [e.key for e in result.tm.unused()] == ["0000000000000000"]
     finish(result, tmp_path / "out", check=False)
-    stale = [json.loads(l) for l in (tm / "airline.jsonl").read_text().splitlines() if "Gone." in l]
+    stale = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines() if "Gone." in line]
     assert stale == [{**gone, "status": "stale", "stale_from": "draft"}]
 
 
@@ -331,7 +331,7 @@ def _source_value(tasks, path):
     return data
 
 
-# The bilingual review of issue 24: the minor findings, each kept fixed on the real memory and outputs.
+# The bilingual review's minor findings, each kept fixed on the real memory and outputs.
 JA = r"[\u3000-\u30ff\u4e00-\u9fff\uff00-\uffef]"
 
 
@@ -353,7 +353,8 @@ def test_placeholders_units_and_labels_follow_one_spacing_convention():
         assert not [t for t in targets if re.search(r"\d (?:GB|MB|TB)(?![A-Za-z])", t)], domain
         assert not [t for t in targets if re.search(rf"{JA}:", t)], domain
     errors = (ROOT / "src" / "jtau" / "runtime" / "tool_errors.ja.yaml").read_text()
-    assert 'prefix: "エラー："' in errors and not re.search(rf'"[^"\n]*(?:{JA}:|{JA} \{{|\}} {JA})[^"\n]*"$', errors, re.M)
+    assert 'prefix: "エラー："' in errors
+    assert not re.search(rf'"[^"\n]*(?:{JA}:|{JA} \{{|\}} {JA})[^"\n]*"$', errors, re.M)
     policy = (ROOT / "data" / "domains" / "airline" / "policy.md").read_text()
     assert "旅行保険：" in policy and "旅行保険:" not in policy  # a label of one enforced term: no memory entry
 
@@ -362,10 +363,12 @@ def test_a_label_colon_after_a_placeholder_is_full_width_and_literals_may_be_quo
     from jtau.translate import check
     from jtau.translate.engine import LABEL_COLON
 
-    assert LABEL_COLON.sub("：", "{TERM_1}: ") == "{TERM_1}： " and LABEL_COLON.sub("：", "{TIME_1}:{TIME_2}") == "{TIME_1}:{TIME_2}"
+    assert LABEL_COLON.sub("：", "{TERM_1}: ") == "{TERM_1}： "
+    assert LABEL_COLON.sub("：", "{TIME_1}:{TIME_2}") == "{TIME_1}:{TIME_2}"
     literals = frozenset({"Excellent", "No Service"})
     source = "Your phone has been showing 'No Service' for the past few hours."
-    assert not check.problems(source, "ここ数時間、あなたの電話には「No Service」（圏外）と表示されています。", {}, literals=literals)
+    assert not check.problems(source, "ここ数時間、あなたの電話には「No Service」（圏外）と表示されています。", {},
+                              literals=literals)
     assert check.problems(source, "ここ数時間、あなたの電話には「Hello」と表示されています。", {}, literals=literals)
 
 
@@ -379,7 +382,8 @@ def test_one_word_for_a_human_agent_data_saver_and_a_given_name_that_is_no_noun(
     assert terms["human agent"].ja == "人間のエージェント" and terms["data saver"].ja == "データセーバー"
     for domain in ("airline", "retail", "telecom"):
         for e in memory(domain):
-            if re.search(r"\btransferred\b(?! to a (?:supervisor|manager))|human agent|human representative", e["source"]):
+            if re.search(r"\btransferred\b(?! to a (?:supervisor|manager))|human agent|human representative",
+                         e["source"]):
                 assert re.search("人間のエージェント|transfer_to_human_agents|転送|引き継", e["target"]), e["source"]
                 assert "担当者への転送" not in e["target"], e["source"]
     runtime = ROOT / "src" / "jtau" / "runtime"

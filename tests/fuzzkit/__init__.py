@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every input kind jtau reads (issue 31): valid inputs of the real data,
+"""Property-based fuzzing of every input kind jtau reads: valid inputs of the real data,
 mutated by Hypothesis, run through the real command; see harness.py for what a case may end in
 and kinds.py for the kinds.  `tests/test_fuzz_inputs.py` runs a few cases of each kind in the
 suite; `scripts/fuzz.py` runs many and prints the table."""
@@ -75,7 +75,7 @@ def row(kind: Kind, outcomes: list[Outcome]) -> dict[str, str]:
 
 
 def table(rows: list[dict[str, str]]) -> str:
-    """A Markdown table, as in the issue."""
+    """A Markdown table: a row per input kind, a column per count."""
     header = ["input kind", *COLUMNS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r[h] for h in header) + " |" for r in rows]

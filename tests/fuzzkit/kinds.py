@@ -506,8 +506,8 @@ REVISIONS = ["HEAD", "HEAD~1", "HEAD~999", "-x", "--", "--output=/tmp/jtau-fuzz-
 def path_value(draw, kind: str) -> str:
     """A path option's value: fine, missing, the wrong kind of thing, too long, odd."""
     return draw(st.sampled_from({
-        "out": ["{S}/out", "{S}/out", "{S}/afile", "{S}/afile/sub", "{S}/" + "x" * 300, "{S}/" + "/".join(["y" * 250] * 20),
-                "{S}/with\nnewline", "{S}/a folder/ü"],
+        "out": ["{S}/out", "{S}/out", "{S}/afile", "{S}/afile/sub", "{S}/" + "x" * 300,
+                "{S}/" + "/".join(["y" * 250] * 20), "{S}/with\nnewline", "{S}/a folder/ü"],
         "file": ["{S}/in.jsonl", "{S}/afolder", "{S}/missing.jsonl", "{S}/" + "x" * 300 + ".jsonl", "{S}/in.txt",
                  "{S}/afile", "-", ""],
         "outfile": ["{S}/report.md", "{S}/afolder", "{S}/afile/report.md", "{S}/" + "x" * 300 + ".md", "{S}/x.xyz",
@@ -556,7 +556,8 @@ def cli_case(draw) -> Case:
                 *draw(st.sampled_from([["--offline"], ["--check"], ["--dry-run"], ["--offline", "--check"]])),
                 *_option(draw, "--concurrency", INTS), *_option(draw, "--batch-size", INTS),
                 *_option(draw, "--timeout", FLOATS), *_option(draw, "--attempts", INTS), *_option(draw, "--jobs", INTS),
-                *_option(draw, "--report", path_value(draw, "outfile")), *_option(draw, "--source", path_value(draw, "source"))]
+                *_option(draw, "--report", path_value(draw, "outfile")),
+                *_option(draw, "--source", path_value(draw, "source"))]
         env["OPENAI_BASE_URL"] = "http://127.0.0.1:9/v1"  # never a real endpoint: a refused connection
     elif command == "validate":
         argv = ["validate", domain, "--out", draw(st.sampled_from([str(ROOT / "data" / "domains"), "{S}/missing",

@@ -71,7 +71,8 @@ def byte_edit(draw, data: bytes) -> tuple[bytes, str]:
     at = draw(st.integers(0, max(size - 1, 0)))
     op = draw(st.sampled_from(["flip", "insert", "delete", "truncate", "duplicate"]))
     if op == "flip" and size:
-        return data[:at] + bytes([data[at] ^ draw(st.sampled_from([1, 0x20, 0x80, 0xff]))]) + data[at + 1:], f"flip byte {at}"
+        flipped = data[at] ^ draw(st.sampled_from([1, 0x20, 0x80, 0xff]))
+        return data[:at] + bytes([flipped]) + data[at + 1:], f"flip byte {at}"
     if op == "insert":
         odd = draw(st.sampled_from(ODD_BYTES))
         return data[:at] + odd + data[at:], f"insert {odd!r} at byte {at}"
