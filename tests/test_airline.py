@@ -11,7 +11,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from jtau.pipeline import localize
-from jtau.write import dump_json
+from jtau.util.files import dump_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -183,7 +183,7 @@ def test_kevin_stays_kevin_and_the_silvia_typo_is_repaired(airline):
 def test_two_runs_are_byte_identical(airline, domains_dir):
     assert gc.isenabled()
     again = localize("airline", ROOT, domains_dir)
-    assert gc.isenabled()  # paused during the run only (gcpause.py)
+    assert gc.isenabled()  # paused during the run only (util/gcpause.py)
     assert again.outputs == airline.outputs
     manifest = json.loads(airline.outputs["manifest.json"])
     assert "time" not in json.dumps(manifest).lower()
@@ -191,7 +191,7 @@ def test_two_runs_are_byte_identical(airline, domains_dir):
 
 
 def test_output_follows_the_json_convention(airline):
-    for name in ("tasks.json", "db.json"):  # written by orjson, indents doubled (write/files.py)
+    for name in ("tasks.json", "db.json"):  # written by orjson, indents doubled (util/files.py)
         text = airline.outputs[name].decode("utf-8")
         assert text.endswith("\n") and "\r" not in text and "\\u" not in text
         assert json.dumps(json.loads(text), ensure_ascii=False, indent=4) + "\n" == text

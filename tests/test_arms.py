@@ -15,7 +15,7 @@ from jtau.arms import ARMS, english_twin, split_domain
 from jtau.domain import LocalizedDomain
 from jtau.pipeline import Options, load_repaired, localize
 from jtau.rules import load_rules
-from jtau.write import dump_json
+from jtau.util.files import dump_json
 
 DOMAINS = ["airline", "retail", "telecom"] + (["banking_knowledge"] if banking_here() else [])
 MIXED = ["ja-entities", "ja-text"]

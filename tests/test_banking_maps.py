@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from jtau import jsonpath
 from jtau.maps import load_maps
 from jtau.rules import load_rules
 from jtau.source.discover import default_domains_dir
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.structured import localize_task_structure
+from jtau.util import jsonpath
 
 ROOT = Path(__file__).resolve().parents[1]
 SECTIONS = {"bank_person": "people", "bank_address": "addresses", "bank_phone": "phones",

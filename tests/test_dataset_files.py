@@ -13,7 +13,7 @@ import pytest
 from jtau import dataset_files
 from jtau.domain import LocalizedDomain
 from jtau.rules import load_rules
-from jtau.write.files import check_files
+from jtau.write.check import check_files
 
 ROOT = Path(__file__).resolve().parents[1]
 TELECOM = ROOT / "data" / "domains" / "telecom"

@@ -13,7 +13,7 @@ from jtau.maps import load_maps
 from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
 from jtau.retention.importers import from_tau2_results
-from jtau.secrets import redacted, scrub
+from jtau.util.secrets import redacted, scrub
 
 MAPS = load_maps(ROOT / "entity_maps")
 

@@ -208,7 +208,7 @@ def test_an_old_folder_that_cannot_be_removed_is_named_and_in_no_later_runs_way(
 def test_a_folder_left_by_an_earlier_run_is_removed_or_named(tmp_path, monkeypatch):
     """Simulated (any filesystem): an earlier run's `.airline.old` that cannot be removed is
     named and does not stop the swap; once it can be removed, it is."""
-    from jtau.write import files
+    from jtau.util import files
 
     folder = tmp_path / "airline"
     folder.mkdir()

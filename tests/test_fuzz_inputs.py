@@ -57,7 +57,7 @@ def test_a_new_input_kind_is_one_registration():
 
 def test_the_limits_doc_states_each_limit_of_the_code():
     """docs/LIMITS.md (linked from the README) gives the value of every limit in jtau/limits.py."""
-    from jtau import limits
+    from jtau.util import limits
 
     doc = (fuzzkit.kinds.ROOT / "docs" / "LIMITS.md").read_text()
     assert "docs/LIMITS.md" in (fuzzkit.kinds.ROOT / "README.md").read_text()

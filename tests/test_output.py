@@ -66,13 +66,13 @@ def test_review_changed_since_says_how_many_changes_it_does_not_list(project, tm
 
 
 def test_shortened_lists_and_texts_say_how_much_is_left_out():
-    from jtau.listing import clip, first, joined
+    from jtau.util.listing import clip, first, joined
 
     assert first(range(3), 5) == ["0", "1", "2"]
     assert first(range(45), 40, "jtau review airline lists all")[-1] == "... and 5 more (jtau review airline lists all)"
     assert clip("x" * 70, 60) == "x" * 60 + "… (+10 characters)" and clip("short", 60) == "short"
     assert joined("abcdefg", 3) == "a, b, c and 4 more"
-    from jtau.listing import counted
+    from jtau.util.listing import counted
 
     assert (counted(1, "attempt"), counted(4, "attempt"), counted(0, "model")) == (
         "1 attempt", "4 attempts", "0 models")

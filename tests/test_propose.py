@@ -48,7 +48,8 @@ def test_proposing_postal_codes_closes_its_database(monkeypatch, domains_dir):
     import sys
 
     from conftest import ROOT
-    from jtau.maps import load_maps, propose
+    from jtau import map_proposals as propose
+    from jtau.maps import load_maps
     from jtau.rules import load_rules
     from jtau.source import load_domain
 

@@ -20,7 +20,7 @@ import yaml
 from conftest import ROOT
 from jtau import DOMAINS, __version__, dataset_files
 from jtau.errors import InputError
-from jtau.write.release import release_files, write_release
+from jtau.release.build import release_files, write_release
 
 DATASET = "jtau/_dataset/"
 pytestmark = pytest.mark.xdist_group("release")  # one worker builds the release the tests share

@@ -15,9 +15,9 @@ import pytest
 from conftest import ROOT, jtau
 from fake_openai import FakeOpenAI
 from jtau.errors import CheckFailed, InputError
-from jtau.jsonpath import format_path
 from jtau.pipeline import Options, finish, localize
 from jtau.translate.client import Endpoint, Job, MTClient, Settings
+from jtau.util.jsonpath import format_path
 
 SECRET = "sk-test-SECRET-0123456789"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 
 from jtau.domain import LocalizedDomain
-from jtau.jsonpath import rename_keys
+from jtau.util.jsonpath import rename_keys
 from jtau.validate import validate_domain
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jtau.yamlfile import _cache_file, load_yaml
+from jtau.util.yamlfile import _cache_file, load_yaml
 
 
 def test_the_parse_cache_follows_the_content_and_survives_damage(tmp_path, monkeypatch):

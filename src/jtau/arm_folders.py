@@ -36,8 +36,8 @@ from jtau import __version__
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.errors import CheckFailed, InputError
-from jtau.listing import first
 from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir
+from jtau.util.listing import first
 
 CACHE_VERSION = "jtau-arms-1"
 _LOCKS: dict[str, threading.Lock] = {}
@@ -81,7 +81,7 @@ def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
     """Build `arm` of `domain` with the pipeline (offline) and write it whole into `folder`;
     raise on a validation error (nothing written).  Returns the pipeline's Localization."""
     from jtau.pipeline import Options, localize
-    from jtau.write import replace_folder
+    from jtau.util.files import replace_folder
 
     result = localize(domain, root, source, options=Options(offline=True, arm=arm))
     if result.report.errors:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from jtau.errors import InputError
-from jtau.jsonpath import format_path
-from jtau.limits import printable
-from jtau.listing import clip, first
 from jtau.source.formats import parse
+from jtau.util.jsonpath import format_path
+from jtau.util.limits import printable
+from jtau.util.listing import clip, first
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from jtau.errors import InputError
-from jtau.yamlfile import load_yaml
+from jtau.util.yamlfile import load_yaml
 
 
 class Term(BaseModel):

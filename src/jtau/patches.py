@@ -25,8 +25,8 @@ from jsonpointer import JsonPointerException, resolve_pointer
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from jtau.errors import InputError
-from jtau.limits import key_no_text
-from jtau.yamlfile import YamlDoc, load_yaml
+from jtau.util.limits import key_no_text
+from jtau.util.yamlfile import YamlDoc, load_yaml
 
 
 class PatchFile(BaseModel):

@@ -17,14 +17,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from jtau import jsonpath
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
-from jtau.gcpause import gc_paused
 from jtau.glossary import Glossary, load_glossary
-from jtau.listing import first, joined
 from jtau.maps import EntityMaps, load_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
 from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
@@ -40,8 +37,12 @@ from jtau.text.graph import label_lines, labels, with_labels
 from jtau.translate.client import Endpoint, MTClient, Settings
 from jtau.translate.engine import Stats, Translator
 from jtau.translate.tm import TranslationMemory
+from jtau.util import jsonpath
+from jtau.util.files import atomic_write, dump_json, ensure_writable, replace_folder
+from jtau.util.gcpause import gc_paused
+from jtau.util.listing import first, joined
 from jtau.validate import Report, validate_domain
-from jtau.write import atomic_write, check_files, dump_json, ensure_writable, manifest, replace_folder
+from jtau.write import check_files, manifest
 
 POLICY_KIND = "policy"
 

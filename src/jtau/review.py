@@ -16,12 +16,12 @@ import html
 import json
 from collections import Counter
 
-from jtau.jsonpath import format_path
-from jtau.listing import joined
 from jtau.pipeline import Localization
 from jtau.text.fields import Field
 from jtau.text.template import Template
 from jtau.translate.engine import needs_translation
+from jtau.util.jsonpath import format_path
+from jtau.util.listing import joined
 
 STYLE = """
 body{font-family:system-ui,'Hiragino Sans','Noto Sans CJK JP',sans-serif;margin:2em;max-width:1400px;color:#222}

@@ -43,7 +43,7 @@ from pathlib import Path
 CASE_TIMEOUT = 90.0  # seconds; the slowest real command (telecom localize) takes ~3 s here
 MEMORY_BUDGET_MB = 1500  # above the parent's resident memory; telecom localize takes ~600 MB
 ADDRESS_LIMIT_MB = 4096  # the child cannot map more than this above the parent (a bomb fails, not the machine)
-MAX_LINE = 2_500  # characters of one printed error line (jtau.limits.MAX_ERROR_LINE and a path)
+MAX_LINE = 2_500  # characters of one printed error line (jtau.util.limits.MAX_ERROR_LINE and a path)
 
 ANY, REFUSE, SAME = "any", "refuse", "same"  # what a case may end in: anything clean, exit 1/2, the baseline
 OUTCOMES = ("ok", "refused", "traceback", "bad exit", "hang", "memory", "wrong", "unclear", "partial")

@@ -2,6 +2,16 @@
 
 Exit codes: 0 ok, 1 validation or check failure, 2 usage or input error, 130 interrupted,
 141 the reader of the output stopped reading (`jtau ... | head`).
+
+- common.py: what every command shares: the app, the consoles, common options, error exits
+- localize.py: `jtau localize`, `jtau validate`, `jtau review`: make, check and show a J-tau domain
+- maps.py: `jtau maps check | propose`: check the entity maps, propose entries for unmapped entities
+- tm.py: `jtau tm export | import | carry`: segments to and from translators; entries carried to new templates
+- runtime.py: `jtau verify` and `jtau tau2`: J-tau inside tau2 (needs the tau2 package)
+- experiment.py: `jtau experiment run | report | calibrate`: English and J-tau through tau2, side by side
+- retention.py: `jtau retention import | analyze`: rollouts into traces, and their retention analysis
+- banking.py: `jtau banking embed`: the dense retrieval's embeddings of banking_knowledge's documents
+- release.py: `jtau release`: the wheel and the dataset of a J-tau release, built from the checkout
 """
 
 from jtau.cli import banking, experiment, localize, maps, release, retention, runtime, tm  # noqa: F401  (they register the commands)

@@ -10,7 +10,7 @@ import typer
 
 from jtau.cli.common import app, checked_path, err_console, fail, out_console
 from jtau.errors import InputError, JtauError
-from jtau.listing import counted
+from jtau.util.listing import counted
 
 banking_app = typer.Typer(help="banking_knowledge_ja's retrieval: the embeddings its dense search reads.",
                           no_args_is_help=True)
@@ -41,7 +41,7 @@ def embed(
     """Embed the Japanese knowledge base for dense retrieval (the key: $JTAU_EMBED_API_KEY or $OPENAI_API_KEY)."""
     from jtau.project import project_root
     from jtau.retrieval import embeddings as emb
-    from jtau.write import ensure_writable
+    from jtau.util.files import ensure_writable
 
     try:
         if arm == "en":

@@ -20,7 +20,7 @@ from rich.text import Text
 
 from jtau import DOMAINS, TAU3_ONLY, __version__
 from jtau.errors import InputError, JtauError
-from jtau.limits import check_path, printable
+from jtau.util.limits import check_path, printable
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
 # imported where a command needs them, not here.
@@ -159,7 +159,7 @@ def done(result: str, next_command: str) -> None:
 def say_error(message: str, details: Sequence[str] = ()) -> None:
     """One error line (and an indented line per detail), printed literally: file names and
     values are user data, never rich markup, and a line is never wrapped; a character that is
-    no text is escaped, a line longer than MAX_ERROR_LINE cut (jtau/limits.py)."""
+    no text is escaped, a line longer than MAX_ERROR_LINE cut (jtau/util/limits.py)."""
     err_console.print(Text.assemble(("error:", "bold red"), " ", printable(message)), soft_wrap=True, highlight=False)
     for line in details:
         say_detail(line)

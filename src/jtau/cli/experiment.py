@@ -9,7 +9,7 @@ import typer
 
 from jtau.cli.common import app, done, fail, progress_bar, say_error, whole
 from jtau.errors import CheckFailed, InputError, JtauError
-from jtau.listing import counted
+from jtau.util.listing import counted
 
 experiment_app = typer.Typer(help="Run an agent on English and J-tau, and report whether it did the same thing.",
                              no_args_is_help=True)
@@ -104,9 +104,10 @@ def run(
 ) -> None:
     """Run the plan's simulations into the experiment folder; run it again to continue it."""
     try:
-        from jtau.experiment.plan import Plan, llm_args
+        from jtau.experiment.plan import Plan
         from jtau.experiment.runner import run_experiment
         from jtau.runtime.compat import require_tau2_data, runtime_name
+        from jtau.util.options import llm_args
 
         require_tau2_data()
         args = llm_args(agent_llm_args, "--agent-llm-args") or {}
@@ -135,7 +136,7 @@ def run(
         if dry_run:
             _dry_run(plan, like, concurrency)
             return
-        from jtau.write import ensure_writable
+        from jtau.util.files import ensure_writable
 
         ensure_writable(out)
         bar, update = _progress("simulations")

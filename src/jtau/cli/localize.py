@@ -30,7 +30,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import CheckFailed, InputError, JtauError
-from jtau.listing import counted, first
+from jtau.util.listing import counted, first
 
 
 def plan(domain: str, source: Path | None, tm: Path | None):
@@ -114,7 +114,7 @@ def localize(
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = several(domains(domain), source)
-        from jtau.write import ensure_writable
+        from jtau.util.files import ensure_writable
 
         if not (check or dry_run):  # an output that cannot be written fails now, not after the work
             from jtau.project import refuse_installed
@@ -144,7 +144,7 @@ def localize(
                     "configured (set JTAU_MODEL and OPENAI_BASE_URL) and the memory lacks them; "
                     f"`{folders.command('tm', 'export', run_.name, '-o', 'FILE')}` lists them"), soft_wrap=True)
         if report:
-            from jtau.write import atomic_write
+            from jtau.util.files import atomic_write
 
             atomic_write(report, "\n".join(reports).encode("utf-8"))
         _last_line(domain, names, folders, check, dry_run, written, untranslated)
@@ -421,7 +421,7 @@ def review(
     """Write side-by-side review pages of localized domains: English and Japanese per task, policy
     section and document (the domains in --out, as source, maps and memory give them)."""
     from jtau.project import project_root
-    from jtau.write import ensure_writable
+    from jtau.util.files import ensure_writable
 
     folders = Folders(source, out, tm)
     try:
@@ -447,8 +447,8 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
     source, maps and memory give; the domain's folder must hold exactly that, or the page would
     show another text than the folder's."""
     from jtau.review import review_json, review_page
-    from jtau.write import atomic_write
-    from jtau.write.files import check_files
+    from jtau.util.files import atomic_write
+    from jtau.write.check import check_files
 
     result = plan(domain, folders.source, folders.tm)
     target = out_dir(folders.out, root, domain)

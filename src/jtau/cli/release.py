@@ -19,7 +19,7 @@ def release(
     """Build a versioned J-tau release from the checkout: the wheel (jtau with J-tau inside), each
     domain's data with a dataset card, release.json and SHA256SUMS; the same bytes for the same commit."""
     from jtau.project import project_root
-    from jtau.write.release import release_files, write_release
+    from jtau.release.build import release_files, write_release
 
     try:
         files = release_files(project_root())

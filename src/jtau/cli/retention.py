@@ -18,7 +18,7 @@ from jtau.cli.common import (
     whole,
 )
 from jtau.errors import InputError, JtauError
-from jtau.listing import first
+from jtau.util.listing import first
 
 if TYPE_CHECKING:
     from jtau.retention.analysis import Group
@@ -38,7 +38,7 @@ def checked_paths(values: list[Path] | None) -> list[Path] | None:
 def named(option: str, value: str) -> str:
     """A language or a model name given on the command line: not empty, no text that is no text;
     else one error line."""
-    from jtau.limits import not_text
+    from jtau.util.limits import not_text
 
     if not value or (why := not_text(value)):
         raise InputError(f"{option} {value!r}: {'empty' if not value else why}")
@@ -71,7 +71,7 @@ def retention_import(
     try:
         if not tau2_results and not react:
             raise InputError("nothing to import: give --tau2 FILE and/or --react FILE")
-        from jtau.write import ensure_writable
+        from jtau.util.files import ensure_writable
 
         named("--source-lang", source_lang)
         if model is not None:
@@ -149,7 +149,7 @@ def retention_analyze(
 def check_outputs(*paths: Path | None) -> None:
     """Every output can be written (and --plot can draw), before the analysis."""
     from jtau.retention.report import check_plot
-    from jtau.write import ensure_writable
+    from jtau.util.files import ensure_writable
 
     for path in paths:
         if path:
@@ -195,7 +195,7 @@ def show_and_write(results: dict, manifest: dict | None, json_file: Path | None,
     """Print the report (blocks, or one wide table), the summary and the decomposition; write
     the JSON, Markdown and plot asked for."""
     from jtau.retention.report import blocks, decomposition_table, markdown, plot, summary_table, table, write_json
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     whole(table(results["cells"]) if wide else blocks(results["cells"]))
     whole(summary_table(results["summary"]))

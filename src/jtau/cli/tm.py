@@ -23,7 +23,7 @@ from jtau.cli.common import (
 )
 from jtau.cli.localize import plan
 from jtau.errors import InputError, JtauError
-from jtau.listing import counted
+from jtau.util.listing import counted
 
 PROBLEMS_SHOWN = 60  # refused units listed; the rest are counted
 
@@ -48,7 +48,7 @@ def tm_export(
     from jtau.source import has_source
     from jtau.translate.catfiles import format_of
     from jtau.translate.exchange import all_jobs, export
-    from jtau.write import ensure_writable
+    from jtau.util.files import ensure_writable
 
     try:
         domains(domain, allow_all=False)
@@ -147,7 +147,7 @@ def tm_import(
         if dry_run:
             out_console.print(f"{counts}; nothing written (--dry-run)", highlight=False, soft_wrap=True)
         elif report.changed or report.status_only:  # nothing recorded: nothing written
-            from jtau.write import atomic_write
+            from jtau.util.files import atomic_write
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))
             result.tm.discard_journal()
             still = len(missing - report.recorded)
@@ -188,7 +188,7 @@ def tm_carry(
         counts = (f"{domain}: {counted(carried.missing, 'template')} the memory lacks; "
                   f"{len(carried.entries)} carried, {len(carried.unresolved)} to edit by hand")
         if carried.entries and not dry_run:
-            from jtau.write import atomic_write
+            from jtau.util.files import atomic_write
 
             result.tm.record(carried.entries)
             atomic_write(result.tm.path, result.tm.render(mark_stale=False))

@@ -15,27 +15,10 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.arms import ARMS, arm_domain
-from jtau.secrets import secret_keys
+from jtau.util.secrets import secret_keys
 
 TAU2_USER = "user_simulator"
 USERS = {"ja": "user_simulator_ja", "ja-en-prompt": "user_simulator_ja-en-prompt"}
-
-
-def llm_args(text: str | None, option: str) -> dict | None:
-    """An `--*-llm-args` option's JSON object (None when not given); anything else is one line."""
-    import json
-
-    from jtau.errors import InputError
-
-    if text is None:
-        return None
-    try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{option}: not JSON ({exc.msg})") from None
-    if not isinstance(parsed, dict):
-        raise InputError(f"{option}: a JSON object, such as '{{\"temperature\": 0}}'")
-    return parsed
 
 
 class Plan(BaseModel):

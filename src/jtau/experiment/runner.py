@@ -36,7 +36,7 @@ import orjson
 from jtau import __version__
 from jtau.errors import InputError
 from jtau.experiment.plan import Plan, Simulation
-from jtau.secrets import scrub
+from jtau.util.secrets import scrub
 
 MANIFEST = "experiment.json"
 PROMPTS = "prompts"  # each distinct prompt a simulation was run with, once: <sha256>.txt
@@ -110,7 +110,7 @@ class Runner:
         """Create the experiment or check that the folder holds this plan (and these datasets).
         Created once: shards that start together on a shared file system write it once between
         them, and each checks the one that was written."""
-        from jtau.write import create_once
+        from jtau.util.files import create_once
 
         path = self.folder / MANIFEST
         if not path.exists():
@@ -138,7 +138,7 @@ class Runner:
     def write(self, simulation: Simulation, record: dict, attempts: int, account=None) -> None:
         """A simulation's file; `account` (runtime/calls.py): the prompts it was run with, each kept
         once in prompts/<sha256>.txt, and its judge's cost and tokens (tau2 records neither)."""
-        from jtau.write import atomic_write
+        from jtau.util.files import atomic_write
 
         meta = {"domain": simulation.domain, "arm": simulation.arm, "user": simulation.user,
                 "task_id": simulation.task_id, "trial": simulation.trial, "seed": simulation.seed,
@@ -318,7 +318,7 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     else:
         unknown = [i for i in given or () if i not in {task for _, task in used}]
     if unknown:
-        from jtau.listing import joined
+        from jtau.util.listing import joined
 
         raise InputError(f"no domain of the plan has task {joined(unknown, 5)}")
     ids_of = {domain: [t.id for t in found] for domain, found in tasks.items()}

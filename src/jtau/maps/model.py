@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.errors import InputError
-from jtau.yamlfile import YamlDoc, load_yaml
+from jtau.util.yamlfile import YamlDoc, load_yaml
 
 FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml", "banking.yaml")
 

@@ -2,11 +2,15 @@
 
 Cross-lingual policy retention after "Actions Speak Louder than Words" (COLM 2026):
 
-    traces.py     the trace file format (JSON Lines, one rollout a line)
-    importers.py  tau2 results files and ReAct transcripts -> traces
-    canonical.py  actions -> comparable tokens; target-language arguments mapped back
-                  through the entity maps (a Japanese user id, yen, airport -> the source one)
-    analysis.py   per cell: Iwithin, Icross, retention, chance floor, length-matched and
-                  chance-corrected estimates, bootstrap intervals, parse failures, tool shares
-    report.py     the rich table, --json and --plot
+- traces.py: the trace file format (JSON Lines, one rollout a line)
+- importers.py: tau2 results files and ReAct transcripts -> traces
+- diagnostics.py: counts read from a conversation (turns, first-turn stops, Japanese messages, judge verdicts)
+- usage.py: what a simulation cost: the agent's, the customer's and the judge's money and tokens
+- canonical.py: actions -> comparable tokens; the source side's arguments localized through the entity maps
+- analysis.py: per cell: Iwithin, Icross, retention, chance floors, matched and corrected gaps, bootstrap intervals
+- arrays.py: a cell's pairs of rollouts on arrays, every task of a side at once, each number as analysis.py's
+- outcomes.py: beside retention: rewards and pass^k, answer vs action, each task's routes, each side's diagnostics
+- decompose.py: the gap against English split into text language, entity locale and their interaction
+- summary.py: the paper-shaped summary over cells: naive and matched rows, across models, per language
+- report.py: the rich tables, the JSON file, the plot and the Markdown report
 """

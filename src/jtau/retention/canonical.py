@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from jtau import jsonpath
 from jtau.arms import ARMS
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules, available, load_rules
 from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import MoneyError, evaluate
+from jtau.util import jsonpath
 
 if TYPE_CHECKING:
     from jtau.retention.diagnostics import ActionChecks

@@ -30,11 +30,11 @@ import orjson
 
 from jtau.arms import split_domain
 from jtau.errors import InputError
-from jtau.jsonpath import format_path
-from jtau.limits import check_data, not_text
 from jtau.retention import usage
 from jtau.retention.diagnostics import conversation_diagnostics
 from jtau.retention.traces import Trace
+from jtau.util.jsonpath import format_path
+from jtau.util.limits import check_data, not_text
 
 # termination reasons of a simulation that did not run to its end (tau2's TerminationReason of
 # both runtimes); the others (user_stop, agent_stop, judge_stop, max_steps, too_many_errors)
@@ -103,7 +103,7 @@ def _get(data, keys: tuple, where: str, kind: type | tuple, optional: bool = Fal
 
 def _clean(value, where: str):
     """`value` as a trace may hold it (a name, a tool's arguments): not an empty text, nested at
-    most 64 levels, no text that is no text (jtau/limits.py); else one line naming `where` and
+    most 64 levels, no text that is no text (jtau/util/limits.py); else one line naming `where` and
     the JSON path in it."""
     if value == "":
         raise InputError(f"{where}: empty")

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.errors import InputError
-from jtau.listing import counted, joined
+from jtau.util.listing import counted, joined
 
 
 def _f(value, digits: int = 3) -> str:
@@ -225,7 +225,7 @@ def summary_table(summary: dict) -> Group:
 
 
 def write_json(results, path: Path) -> None:
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     atomic_write(path, orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
 

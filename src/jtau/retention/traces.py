@@ -37,9 +37,9 @@ from pathlib import Path
 import orjson
 
 from jtau.errors import InputError
-from jtau.jsonpath import format_path
-from jtau.limits import MAX_COUNT, Numbers, check_data
 from jtau.retention.usage import KEYS as USAGE_KEYS
+from jtau.util.jsonpath import format_path
+from jtau.util.limits import MAX_COUNT, Numbers, check_data
 
 # A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
@@ -111,7 +111,7 @@ def _number(value, name: str, where: str, integer: bool = False, optional: bool 
 
 def check(data, where: str, text: str | None = None) -> Trace:
     """A trace from its JSON object (`text`: its line, which spares a search), every field
-    checked: one line naming `where` and the JSON path otherwise (jtau/limits.py: nested at
+    checked: one line naming `where` and the JSON path otherwise (jtau/util/limits.py: nested at
     most 64 levels, no text that is no text)."""
     if not isinstance(data, dict):
         raise InputError(f"{where}: a trace must be a JSON object")
@@ -180,7 +180,7 @@ def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     lines = [trace.to_json() for trace in traces]
     atomic_write(path, b"".join(line + b"\n" for line in lines))

@@ -39,8 +39,8 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from jtau.errors import InputError
-from jtau.listing import counted
 from jtau.translate.client import retry_after
+from jtau.util.listing import counted
 
 __all__ = ["Endpoint", "Settings", "Client", "Embeddings", "load_documents", "doc_hash", "build", "dump",
            "write", "load", "default_file"]
@@ -294,7 +294,7 @@ def dump(embeddings: Embeddings) -> bytes:
 
 
 def write(path: Path, embeddings: Embeddings) -> None:
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     atomic_write(path, dump(embeddings))
 

@@ -3,7 +3,11 @@
 Each domain has one YAML file beside this module (`airline.yaml`, ...).  Everything the
 pipeline knows about a domain's data is there, so adding a domain is mostly adding rules and
 maps, not code.  What is a formula rather than a path (the db's arithmetic identities) is in
-a module of the same name (`airline.py`).
+a module of the same name.
+
+- formats.py: short formatted texts with entities inside (telecom's bill line items), in English and Japanese
+- airline.py: airline's arithmetic identities (reservation payments), checked by `jtau validate`
+- retail.py: retail's arithmetic identities (item prices, order payments) and distinguishable catalog variants
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.errors import InputError
-from jtau.limits import check_path, printable
-from jtau.swap.formats import Format
-from jtau.yamlfile import load_yaml
+from jtau.rules.formats import Format
+from jtau.util.limits import check_path, printable
+from jtau.util.yamlfile import load_yaml
 
 # the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
 MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})
@@ -274,7 +278,7 @@ def load_rules(domain: str) -> DomainRules:
 
 def known_tokens(rules: DomainRules, db) -> dict[str, set[str]]:
     """Frozen-token kind -> the db keys a token of that kind is (see FrozenToken.known)."""
-    from jtau import jsonpath
+    from jtau.util import jsonpath
 
     return {kind: {key for _, _, key in jsonpath.find(db, token.known)}
             for kind, token in rules.tasks.frozen_tokens.items() if token.known}

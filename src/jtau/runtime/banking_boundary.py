@@ -23,7 +23,6 @@ import json
 import re
 from decimal import Decimal
 
-from jtau import jsonpath
 from jtau.arms import Arm
 from jtau.maps import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules
@@ -32,6 +31,7 @@ from jtau.swap import banking
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
+from jtau.util import jsonpath
 
 # the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
 # also the descriptions and merchants the code writes, "DEBIT CARD ORDER FEE - ...")

@@ -44,7 +44,7 @@ def provenance(names: list[str]) -> dict | None:
 def stamp_results(path: Path, extra_names: Sequence[str] = ()) -> dict | None:
     """Add the block to tau2's results file `path` for the domain it records (and `extra_names`:
     a task set given with --task-set-name); the block written, or None (no J-tau domain)."""
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     data = path.read_bytes()
     parsed = json.loads(data)

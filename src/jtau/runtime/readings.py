@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from jtau import jsonpath
 from jtau.arms import LANGUAGE_KINDS, Arm
 from jtau.rules import MONEY_KINDS, DomainRules
+from jtau.util import jsonpath
 from jtau.validate.tool_output import Finding, Reader, Side
 
 NOT_ENTITIES = (*MONEY_KINDS, "date_mdy", "clock_est", "text", "money_expression")

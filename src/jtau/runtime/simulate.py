@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 
 from jtau.runtime.compat import is_tau3
-from jtau.secrets import redacted
+from jtau.util.secrets import redacted
 
 
 @dataclass(frozen=True)

@@ -72,8 +72,8 @@ def collision_note() -> str | None:
     """One line naming the J-tau names another package had registered in tau2 (SB Intuitions'
     J-tau registers airline_ja, retail_ja, telecom_ja), or None."""
     from jtau import __version__
-    from jtau.listing import joined
     from jtau.runtime.arms import COLLISIONS, SHADOWED
+    from jtau.util.listing import joined
 
     if not COLLISIONS:
         return None
@@ -108,7 +108,7 @@ def tau2_tasks(domain: str, task_ids: list[str] | None = None, num_tasks: int | 
         known = {str(t.id): t for t in tasks}
         missing = [i for i in task_ids if i not in known]
         if missing:
-            from jtau.listing import joined
+            from jtau.util.listing import joined
 
             raise InputError(f"{domain} has no task {joined(missing, 5)}")
         tasks = [known[i] for i in task_ids]
@@ -199,7 +199,7 @@ def set_judge(model: str | None, llm_args: str | None) -> None:
     from tau2 import config
     from tau2.evaluator import evaluator_nl_assertions as judge
 
-    from jtau.experiment.plan import llm_args as parse_args
+    from jtau.util.options import llm_args as parse_args
 
     if llm_args is not None:
         config.DEFAULT_LLM_NL_ASSERTIONS_ARGS = judge.DEFAULT_LLM_NL_ASSERTIONS_ARGS = parse_args(llm_args, JUDGE_ARGS)
@@ -249,7 +249,7 @@ def run_tau2(args: list[str], note=None) -> None:
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - tau2's own failure, said in one line
-        from jtau.secrets import scrub
+        from jtau.util.secrets import scrub
 
         raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {type(exc).__name__}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
@@ -278,7 +278,7 @@ def remember_failures() -> None:
         try:
             return original(*args, **kwargs)
         except Exception as exc:
-            from jtau.secrets import scrub
+            from jtau.util.secrets import scrub
 
             if not _FIRST_FAILURE:
                 _FIRST_FAILURE.append(f"{type(exc).__name__}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")

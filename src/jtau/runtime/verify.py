@@ -29,13 +29,10 @@ from tau2.data_model.message import AssistantMessage, ToolCall
 from tau2.data_model.tasks import Task
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
-from jtau import jsonpath
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError
-from jtau.gcpause import gc_paused
-from jtau.jsonpath import format_path
 from jtau.maps import load_maps
 from jtau.pipeline import domain_glossary, load_repaired
 from jtau.project import maps_dir
@@ -45,6 +42,9 @@ from jtau.runtime.domains import RUNTIME, RuntimeDomain
 from jtau.runtime.readings import Reader, compare_calls, readings_for, sweep
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
+from jtau.util import jsonpath
+from jtau.util.gcpause import gc_paused
+from jtau.util.jsonpath import format_path
 
 MAX_DIFFS = 5
 LATIN_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")

@@ -101,7 +101,7 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
         if all((candidate / name).is_file() for name in required):
             return candidate
     from jtau import TAU3_ONLY
-    from jtau.listing import joined
+    from jtau.util.listing import joined
 
     if domain in TAU3_ONLY and not (root / domain).is_dir():
         raise InputError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))

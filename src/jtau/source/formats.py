@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from jtau.errors import InputError
-from jtau.jsonpath import format_path
-from jtau.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode, deep_line
+from jtau.util.jsonpath import format_path
+from jtau.util.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode, deep_line
 
 
 def parse(path: Path, data: bytes) -> Any:
     """The data of a JSON or TOML file (by suffix), checked as it enters: UTF-8, valid, nested
     at most MAX_DEPTH levels, no number that is none (NaN, infinity), no text that is no text;
-    else one line naming the file and the line or the JSON path (jtau/limits.py)."""
+    else one line naming the file and the line or the JSON path (jtau/util/limits.py)."""
     text = decode(path, data)
     numbers = Numbers(odd=path.suffix == ".toml")  # (tomllib has no parse_int: TOML files are small)
     try:
@@ -53,6 +53,6 @@ def dump(name: str, data: Any) -> bytes:
         import tomli_w
 
         return tomli_w.dumps(data).encode("utf-8")
-    from jtau.write import dump_json
+    from jtau.util.files import dump_json
 
     return dump_json(data)

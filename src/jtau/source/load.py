@@ -16,14 +16,14 @@ from typing import Any
 
 import orjson
 
-from jtau import jsonpath
 from jtau.errors import InputError
-from jtau.jsonpath import format_path
-from jtau.limits import check_text, decode, read_input
-from jtau.listing import clip, first
 from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
+from jtau.util import jsonpath
+from jtau.util.jsonpath import format_path
+from jtau.util.limits import check_text, decode, read_input
+from jtau.util.listing import clip, first
 
 
 @dataclass
@@ -120,7 +120,7 @@ def check_copies(folder: Path, files: DomainFiles, raw: dict[str, bytes], tasks:
 def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: str = "") -> None:
     """The db and the tasks have the types of tau2's data model (the shipped JSON Schemas),
     before any stage reads a field of them."""
-    from jtau.validate.schema import check_schema  # (jtau.validate imports this module)
+    from jtau.source.schema import check_schema  # (jtau.validate imports this module)
 
     files = rules.files
     parts = [(files.db, db)] if isinstance(files.db, str) else [(n, db[files.db_part(n)]) for n in files.db_files]

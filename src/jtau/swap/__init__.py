@@ -1,3 +1,8 @@
-"""Stage 3: the structured swap.  `Localizer` converts one value of a kind (a given name,
-a user id, an airport, an amount ...) through the maps; `structured` applies it to every
-path the domain rules name in the db and in the tasks' tool calls."""
+"""Stage 3: the structured swap of every entity and amount the domain rules name in the db and in
+the tasks' structured fields.
+
+- localizer.py: `Localizer`: one source value of a kind (a name, a user id, an airport ...) converted through the maps
+- structured.py: the rules applied to the db and the tasks' tool calls; unmapped values collected as problems
+- money.py: exact money conversion with Decimal, never float; a result that is not whole is an error
+- banking.py: banking_knowledge's whole values and formats (dates, money strings, clock times), both directions
+"""

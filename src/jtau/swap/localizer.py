@@ -6,7 +6,7 @@ pure function of the maps: the same value always gives the same result.
 
 A localizer localizes for one arm (jtau.arms, default `ja`: everything): a kind the arm does not
 localize is kept as it is (`localizes`): the catalog's words follow the arm's text language
-(`LANGUAGE_KINDS`), every other kind its entity locale.  A format (swap/formats.py) is written in
+(`LANGUAGE_KINDS`), every other kind its entity locale.  A format (rules/formats.py) is written in
 the frame of the text language around fields converted by their own kinds, unless the maps also
 hold its values whole (banking's descriptions and merchants, and the formats inside them): such a
 value is an entity like a name, written in J-tau's form or kept.
@@ -19,8 +19,8 @@ from collections.abc import Callable
 
 from jtau.arms import ARMS, JTAU_ARM, LANGUAGE_KINDS, Arm
 from jtau.maps.model import EntityMaps
+from jtau.rules.formats import convert as convert_format
 from jtau.swap import banking
-from jtau.swap.formats import convert as convert_format
 from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen, yen_in
 
 USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
@@ -113,7 +113,7 @@ class Localizer:
         return self.arm.localizes_entities
 
     def use_formats(self, formats: dict[str, list]) -> "Localizer":
-        """Add the domain's formatted-text kinds (rules `formats`, see swap/formats.py)."""
+        """Add the domain's formatted-text kinds (rules `formats`, see rules/formats.py)."""
         whole = {kind for kind in formats if kind in self.converters}  # values the maps also hold whole
         pending = list(whole)
         while pending:  # the formats inside them are written like them

@@ -10,8 +10,8 @@ from __future__ import annotations
 import ast
 from decimal import Decimal, InvalidOperation
 
-from jtau.limits import MAX_AMOUNT_DIGITS
-from jtau.listing import clip
+from jtau.util.limits import MAX_AMOUNT_DIGITS
+from jtau.util.listing import clip
 
 
 class MoneyError(ValueError):

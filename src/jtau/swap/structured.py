@@ -10,10 +10,10 @@ import json
 import re
 from dataclasses import dataclass
 
-from jtau import jsonpath
-from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Localizer, Unmapped
+from jtau.util import jsonpath
+from jtau.util.listing import clip
 
 TEXT = "text"
 FROZEN = "frozen"  # a value kept as it is

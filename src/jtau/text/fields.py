@@ -13,10 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jtau import jsonpath
 from jtau.errors import InputError
-from jtau.limits import MAX_SEGMENT_CHARS
-from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.localizer import Unmapped
 from jtau.swap.structured import TEXT, Problem, tool_calls
@@ -24,6 +21,9 @@ from jtau.text.recognize import Recognizer
 from jtau.text.render import Renderer
 from jtau.text.segment import segment
 from jtau.text.template import PLACEHOLDER, Template
+from jtau.util import jsonpath
+from jtau.util.limits import MAX_SEGMENT_CHARS
+from jtau.util.listing import clip
 
 
 @dataclass

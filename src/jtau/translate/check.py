@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from jtau.limits import MAX_SEGMENT_CHARS, not_text
-from jtau.listing import joined
 from jtau.text.template import PLACEHOLDER
+from jtau.util.limits import MAX_SEGMENT_CHARS, not_text
+from jtau.util.listing import joined
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_'’.-]*[A-Za-z0-9]|[A-Za-z]")

@@ -21,10 +21,10 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from jtau.errors import InputError
-from jtau.listing import clip, counted
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
 from jtau.translate.tm import Entry
+from jtau.util.listing import clip, counted
 
 FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 

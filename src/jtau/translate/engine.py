@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 from jtau.errors import CheckFailed, InputError
 from jtau.glossary import Glossary
-from jtau.listing import clip, counted, first
 from jtau.text.template import PLACEHOLDER, Template
 from jtau.translate import check
 from jtau.translate.client import Job, MTClient, batches
 from jtau.translate.tm import TranslationMemory
+from jtau.util.listing import clip, counted, first
 
 
 @dataclass

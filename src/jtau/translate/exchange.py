@@ -21,8 +21,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from jtau.errors import InputError
-from jtau.limits import read_input
-from jtau.listing import clip
 from jtau.text.fields import TextFields
 from jtau.text.template import Template
 from jtau.translate import check
@@ -30,6 +28,8 @@ from jtau.translate.catfiles import Unit, dump_units, format_of, read_units
 from jtau.translate.client import Job
 from jtau.translate.engine import needs_translation
 from jtau.translate.tm import Entry, TranslationMemory
+from jtau.util.limits import read_input
+from jtau.util.listing import clip
 
 MISSING = "missing"
 WHERE_SHOWN = 5  # locations listed per segment; the rest are counted
@@ -161,7 +161,7 @@ def _write(selected: list[tuple], info: dict[str, dict], path: Path, fmt: str, d
                                 tuple(info[job.key]["refs"][:WHERE_SHOWN]),
                                 {name: rendering for name, (_, rendering) in info[job.key]["placeholders"].items()})
                            for job, entry, state, previous in selected], fmt, domain)
-    from jtau.write import atomic_write
+    from jtau.util.files import atomic_write
 
     atomic_write(path, data)
 

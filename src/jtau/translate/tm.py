@@ -20,8 +20,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from jtau.errors import InputError
-from jtau.limits import MAX_SEGMENT_CHARS, not_text, read_input
-from jtau.listing import clip
+from jtau.util.limits import MAX_SEGMENT_CHARS, not_text, read_input
+from jtau.util.listing import clip
 
 STATUSES = ("machine", "draft", "reviewed", "stale")
 FIELDS = ("key", "kind", "status", "source", "target", "engine", "model", "prompt", "hints", "stale_from")

@@ -28,8 +28,8 @@ from xml.parsers import expat
 
 from jtau import __version__
 from jtau.errors import InputError
-from jtau.limits import MAX_DEPTH, printable
 from jtau.text.template import PLACEHOLDER
+from jtau.util.limits import MAX_DEPTH, printable
 
 XLIFF_NS = "urn:oasis:names:tc:xliff:document:1.2"
 XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"

@@ -16,10 +16,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from jtau.jsonpath import format_path
 from jtau.rules import Customers
 from jtau.text.recognize import Recognizer
 from jtau.text.render import Renderer
+from jtau.util.jsonpath import format_path
 
 # "from Portland, OR", "living in Denver, Colorado", "based in Boulder, CO"
 HOMETOWN = re.compile(r"\b(?:from|living in|based in|live in|lives in)\s+"

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from jtau import jsonpath
-from jtau.listing import clip
 from jtau.rules import DomainRules
 from jtau.swap.structured import tool_calls
+from jtau.util import jsonpath
+from jtau.util.listing import clip
 
 
 def key_sets(db, rules: DomainRules) -> dict[str, set]:

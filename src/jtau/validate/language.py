@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 
-from jtau import jsonpath
 from jtau.glossary import Glossary
-from jtau.listing import joined
 from jtau.rules import DomainRules, known_tokens
 from jtau.swap.structured import TEXT
 from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
 from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
+from jtau.util import jsonpath
+from jtau.util.listing import joined
 
 LATIN_LETTER = re.compile(r"[A-Za-z]")
 EMAILS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")

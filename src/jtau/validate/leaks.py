@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from jtau.jsonpath import format_path
 from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
 from jtau.text.template import LATIN_BEFORE
+from jtau.util.jsonpath import format_path
 
 DOLLAR = r"\$\s?\d"
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from jtau import jsonpath
 from jtau.arms import Arm
-from jtau.jsonpath import format_path
 from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
+from jtau.util import jsonpath
+from jtau.util.jsonpath import format_path
 
 MAX_FINDINGS = 200  # per arm and domain, in the report (the count is exact)
 

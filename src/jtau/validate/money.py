@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from jtau import jsonpath
 from jtau.swap.money import MoneyError, evaluate, to_decimal
+from jtau.util import jsonpath
 
 WHOLE_YEN = re.compile(r"^-?\d{1,3}(?:,\d{3})*円$|^-?\d+$")
 YEN_SUFFIX = "円"

@@ -18,10 +18,10 @@ from jtau.glossary import EMPTY, Glossary
 from jtau.maps.model import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules, identities
 from jtau.source import SourceDomain
+from jtau.source.schema import check_schema
 from jtau.text.recognize import Recognizer
 from jtau.validate import hometowns, integrity, language, leaks, money, text_money
 from jtau.validate.locale import check_texts, task_texts
-from jtau.validate.schema import check_schema
 
 
 @dataclass

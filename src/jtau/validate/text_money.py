@@ -16,9 +16,9 @@ from collections import Counter
 from decimal import Decimal
 
 from jtau.arms import Arm
-from jtau.jsonpath import format_path
 from jtau.text.recognize import Recognizer
 from jtau.text.render import MONEY_NUMBER, THOUSANDS
+from jtau.util.jsonpath import format_path
 
 FIGURE = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 YEN_JA = re.compile(rf"(?<![\d.,])({FIGURE})(?:〜({FIGURE}))?円(?!単位)")

@@ -1,7 +1,11 @@
-"""Stage 6: output.  Stable JSON (DESIGN.md section 6), atomic writes, the manifest, and
-`--check`, which compares what would be written with what is on disk."""
+"""Stage 6: output.  The manifest, and `--check`, which compares what would be written with what
+is on disk (the files themselves are written by jtau.util.files: stable JSON, atomic writes).
 
-from jtau.write.files import atomic_write, check_files, create_once, dump_json, ensure_writable, replace_folder
+- manifest.py: the manifest of an output folder: what produced it, without timestamps
+- check.py: `--check`: what would be written compared with what is on disk
+"""
+
+from jtau.write.check import check_files
 from jtau.write.manifest import manifest
 
-__all__ = ["atomic_write", "check_files", "create_once", "dump_json", "ensure_writable", "manifest", "replace_folder"]
+__all__ = ["check_files", "manifest"]

@@ -29,10 +29,10 @@ from pathlib import Path
 
 from jtau import DOMAINS, __version__, dataset_files
 from jtau.errors import CheckFailed, InputError
-from jtau.listing import first
 from jtau.project import DATASET_DIR, default_out, patches_dir, tm_dir
-from jtau.write.card import DomainFacts, dataset_card
-from jtau.write.wheel import build_wheel
+from jtau.release.card import DomainFacts, dataset_card
+from jtau.release.wheel import build_wheel
+from jtau.util.listing import first
 
 PACKAGE = "jtau"
 # what the installed mode reads besides the domains, relative to the project root
@@ -193,7 +193,7 @@ def write_release(out: Path, files: dict[str, bytes]) -> None:
     """Write the release as the whole content of `out` (all or nothing).  A folder that holds
     anything but an earlier release is refused: its files would be removed."""
     from jtau.project import refuse_installed
-    from jtau.write import replace_folder
+    from jtau.util.files import replace_folder
 
     refuse_installed(out, "jtau release")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "release.json").is_file())):

@@ -19,13 +19,13 @@ from pathlib import Path
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap
 
-from jtau import jsonpath
 from jtau.errors import InputError
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules
 from jtau.source import SourceDomain
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db, localize_task_structure, tool_calls
+from jtau.util import jsonpath
 
 
 def unmapped(source: SourceDomain, rules: DomainRules, maps: EntityMaps) -> list[Problem]:

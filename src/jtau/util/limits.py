@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from jtau.errors import InputError
-from jtau.listing import clip
+from jtau.util.listing import clip
 
 MAX_FILE_BYTES = 64 * 2**20  # any one file jtau reads (tau2's largest, telecom's tasks.json: 14 MB)
 MAX_YAML_BYTES = 4 * 2**20  # a YAML file people edit (the largest, entity_maps/banking.yaml: 64 KB)

@@ -2,7 +2,7 @@
 
 ruamel.yaml keeps the position of every key, so a problem found after parsing (a missing
 field, a duplicate target) can still be reported as `entity_maps/people.yaml:42`.  What enters
-is bounded (jtau/limits.py): the file's size, its nesting, no aliases (`*name`: no file of jtau
+is bounded (jtau/util/limits.py): the file's size, its nesting, no aliases (`*name`: no file of jtau
 needs them, and expanded they make a few lines gigabytes), text that is text.
 """
 
@@ -26,7 +26,7 @@ from ruamel.yaml.events import AliasEvent
 from ruamel.yaml.scanner import RoundTripScanner, ScannerError
 
 from jtau.errors import InputError
-from jtau.limits import MAX_DEPTH, MAX_YAML_BYTES, decode, not_text, odd_number, read_input
+from jtau.util.limits import MAX_DEPTH, MAX_YAML_BYTES, decode, not_text, odd_number, read_input
 
 
 @dataclass

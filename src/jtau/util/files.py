@@ -211,19 +211,3 @@ def _files_in(folder: Path) -> list[str]:
     if not folder.is_dir():
         return []
     return [str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()]
-
-
-def check_files(folder: Path, files: dict[str, bytes]) -> list[str]:
-    """Names of files whose content on disk differs from `files` (or that are missing); a file
-    stored once is read through the folder's manifest (jtau.dataset_files)."""
-    from jtau import dataset_files
-
-    stale = []
-    for name, data in files.items():
-        path = folder / name
-        found = dataset_files.locate(folder, name)
-        if found is None:
-            stale.append(f"{path}: missing")
-        elif found.read_bytes() != data:
-            stale.append(f"{path}: differs from what jtau generates now")
-    return stale

@@ -12,8 +12,8 @@ from importlib import resources
 
 import jsonschema_rs
 
-from jtau.jsonpath import format_path
-from jtau.listing import clip
+from jtau.util.jsonpath import format_path
+from jtau.util.listing import clip
 
 MAX_ERRORS = 20
 
