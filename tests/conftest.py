@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -179,3 +180,44 @@ def banking_here() -> bool:
 def arms_cache() -> Path:
     """The arms' cache of this test process (CACHE): arms are built once a worker."""
     return CACHE
+
+
+# the source's money and strings, as the domains' tests read them
+RATE = 100
+
+
+def money(v) -> Decimal:
+    return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+
+
+def strings(value):
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield k
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+    elif isinstance(value, str):
+        yield value
+
+
+def tau2_error_messages() -> dict[str, str]:
+    """Every `raise ValueError(...)` message of tau2's tool code, {expression} for what it fills in."""
+    import ast
+    import importlib
+    import inspect
+
+    out = {}
+    for module in ("tau2.domains.airline.tools", "tau2.domains.retail.tools", "tau2.domains.telecom.tools",
+                   "tau2.environment.toolkit"):
+        for node in ast.walk(ast.parse(inspect.getsource(importlib.import_module(module)))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args \
+                    and getattr(node.exc.func, "id", "") == "ValueError":
+                message = node.exc.args[0]
+                if isinstance(message, ast.JoinedStr):
+                    out["".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
+                                for v in message.values)] = module
+                elif isinstance(message, ast.Constant):
+                    out[message.value] = module
+    return out

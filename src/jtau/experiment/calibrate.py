@@ -1,7 +1,7 @@
 """Calibration: an experiment with the scripted models (scripted.py) whose numbers are known
 before it runs.  With no deviation planted, every side must score reward 1.000 and every cell
 retain exactly 1.000 at both levels with no failure; a planted deviation must come back as
-exactly what was planted (the tests and CI check both: tests/test_experiment.py).  Retention
+exactly what was planted (the tests and CI check both: tests/experiment/test_experiment.py).  Retention
 needs English and another arm and two trials; with one arm or one trial there is no pair to
 compare, and each side's rewards and failures are checked (a scripted run of one arm)."""
 

@@ -5,7 +5,7 @@ find, stamps each entry with the files' times (or SOURCE_DATE_EPOCH), and takes 
 only from inside the package folder, so the data would have to be copied into `src/` first.
 Here the wheel holds exactly the files `jtau release` chooses, named in sorted order, each
 with the same timestamp (1980-01-01, the earliest a zip can hold), mode 0644 and one
-compression level: the same inputs give the same bytes (tests/test_release.py builds twice).
+compression level: the same inputs give the same bytes (tests/release/test_release.py builds twice).
 
     <package files> ... <name>-<version>.dist-info/{METADATA,WHEEL,entry_points.txt,licenses/*,RECORD}
 

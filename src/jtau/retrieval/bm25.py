@@ -4,7 +4,7 @@ tau2 1.0.1 indexes `text.lower().split()` of each document's content; J-tau inde
 `tokenize(content)` (tokenize.py) and scores with the same BM25Okapi, so English and Japanese
 retrieval differ only in their tokens.  `JaBM25` counts terms with `collections.Counter` instead
 of BM25Okapi's per-token Python loop: the same counts in the same order, so the same idf and
-bit-for-bit the same scores (tests/test_retrieval_bm25.py), in half the time.
+bit-for-bit the same scores (tests/retrieval/test_retrieval_bm25.py), in half the time.
 
 `build_index(documents)` and `search(index, query, top_k)` are the whole API; they rank exactly
 as tau2's `BM25Retriever` does (stable sort on score, ties in index order).  tau2's pipeline

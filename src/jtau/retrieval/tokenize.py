@@ -23,7 +23,7 @@ readings, no lemma glosses (UniDic's `カード-card`), no translations, so an E
 a Japanese document only through the Latin words the document itself prints.
 
 Pure Python, no dictionary, nothing loaded.  Two shortcuts, both checked against the plain
-definition by tests/test_retrieval_tokenize.py: text made only of characters whose NFKC form
+definition by tests/retrieval/test_retrieval_tokenize.py: text made only of characters whose NFKC form
 cannot change a token (ASCII, kana, kanji, Japanese and full-width punctuation) skips NFKC, which
 costs more than the tokenizing; bigrams come from two C-level regex scans (the even and the odd
 positions of each run) instead of a Python loop per run.

@@ -7,7 +7,7 @@ has ended, a top-level
 so that a result is attributable from the file alone (a result labelled `airline_ja` may come from
 another Japanese tau-bench that registers the same name).  tau2's `Results` model ignores keys it
 does not know, so `Results.model_validate_json` (tau2's viewer, `Results.load`) reads the file as
-before (tests/test_release_provenance.py, on both runtimes).  The block is inserted as text
+before (tests/runtime/test_provenance.py, on both runtimes).  The block is inserted as text
 before tau2's first key: tau2's own bytes stay as tau2 wrote them.  `jtau retention import`
 carries version and digest into each trace (retention/importers.py).
 """

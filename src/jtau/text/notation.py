@@ -12,7 +12,7 @@ follow the arm's entities while the words follow its text.
   (（円） -> （ドル）, 50,000円 -> $500, 100円単位 -> 1ドル単位, 「2,500円のクレジットなら 2500」 ->
   「$25のクレジットなら 25」).
 
-Both are notation only, from the maps and the rate (tests/test_arms_runtime.py checks that no
+Both are notation only, from the maps and the rate (tests/runtime/test_arms_runtime.py checks that no
 fact of the other locale is left in any description of any arm).
 """
 

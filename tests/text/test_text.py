@@ -7,7 +7,7 @@ from jtau.rules import load_rules
 from jtau.swap.localizer import Localizer
 from jtau.text import Recognizer, Renderer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,7 @@ import shutil
 import tomllib
 from decimal import Decimal
 
-from conftest import ROOT, jtau
-from test_airline import RATE, money
+from conftest import RATE, ROOT, jtau, money
 
 
 def test_no_source_phone_name_or_email_survives_in_any_file(telecom, domains_dir):

@@ -16,7 +16,7 @@ from rank_bm25 import BM25Okapi
 from jtau.retrieval.bm25 import JaBM25, build_index, rank, search
 from jtau.retrieval.tokenize import tokenize
 
-SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample"
+SAMPLE = Path(__file__).parents[1] / "data" / "banking_ja_sample"
 DOCS = [json.loads(p.read_text(encoding="utf-8")) for p in sorted((SAMPLE / "documents").glob("*.json"))]
 QUESTIONS = json.loads((SAMPLE / "queries.json").read_text(encoding="utf-8"))
 

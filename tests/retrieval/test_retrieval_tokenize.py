@@ -15,7 +15,7 @@ import pytest
 
 from jtau.retrieval.tokenize import _NO_NFKC, KANJI_KATAKANA, LATIN_WORD, tokenize
 
-SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample"
+SAMPLE = Path(__file__).parents[1] / "data" / "banking_ja_sample"
 RUN = re.compile(f"[{KANJI_KATAKANA}]+|{LATIN_WORD}")
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from conftest import jtau
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_commands() -> list[str]:
@@ -54,10 +54,10 @@ def test_the_readmes_figures_are_what_the_tool_reports(airline, retail, telecom,
     """Every figure the README states about the data (not the dated benchmark measurements)
     is compared with what the tool computes now: a new source, repair or memory entry that
     changes one makes this test name the sentence."""
+    from conftest import tau2_error_messages
     from jtau.maps import load_maps
     from jtau.runtime.verify import INITIAL
     from jtau.text.template import Template
-    from test_runtime import tau2_error_messages
 
     # repair files, not repairs applied: a 1.0.1 source already carries all but J-tau's own
     assert readme_figure(r"The airline \((\d+)\) and retail \((\d+)\) repair files") == (

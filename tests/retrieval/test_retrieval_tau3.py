@@ -29,11 +29,12 @@ if is_tau3():
     from jtau.retrieval import build_ja_tools, embeddings, ja_variant, pipelines, variant_names
     from jtau.retrieval.tokenize import tokenize
 
-sys.path.insert(0, str(Path(__file__).parent))
-from fake_embeddings import FakeEmbeddings  # noqa: E402
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from test_retrieval_bm25 import PHRASES  # noqa: E402
 
-SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample" / "documents"
+from fake_embeddings import FakeEmbeddings  # noqa: E402
+
+SAMPLE = Path(__file__).parents[1] / "data" / "banking_ja_sample" / "documents"
 DIMENSION = 256
 NAMES = variant_names() if is_tau3() else ["(tau2 1.0.1 only)"]
 

@@ -9,7 +9,7 @@ import shutil
 import pytest
 from tau2.data_model.message import ToolCall
 
-from conftest import ROOT, jtau
+from conftest import ROOT, jtau, tau2_error_messages
 from jtau.runtime.compat import results_file
 from jtau.runtime.tau2_entry import jtau_domains, register
 
@@ -250,27 +250,6 @@ def test_verify_all_lists_thousands_of_tasks_only_by_their_problems(verify_all):
         "airline": 51, "retail": 115, "telecom": 2286, **({"banking_knowledge": 98} if banking else {})}
     refused = jtau("verify", "all", "--task", "1")
     assert refused.returncode == 2 and "--task names tasks of one domain" in refused.stderr
-
-
-def tau2_error_messages() -> dict[str, str]:
-    """Every `raise ValueError(...)` message of tau2's tool code, {expression} for what it fills in."""
-    import ast
-    import importlib
-    import inspect
-
-    out = {}
-    for module in ("tau2.domains.airline.tools", "tau2.domains.retail.tools", "tau2.domains.telecom.tools",
-                   "tau2.environment.toolkit"):
-        for node in ast.walk(ast.parse(inspect.getsource(importlib.import_module(module)))):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args \
-                    and getattr(node.exc.func, "id", "") == "ValueError":
-                message = node.exc.args[0]
-                if isinstance(message, ast.JoinedStr):
-                    out["".join(v.value if isinstance(v, ast.Constant) else "{" + ast.unparse(v.value) + "}"
-                                for v in message.values)] = module
-                elif isinstance(message, ast.Constant):
-                    out[message.value] = module
-    return out
 
 
 def test_every_tool_error_of_tau2_reads_in_japanese_with_its_values():

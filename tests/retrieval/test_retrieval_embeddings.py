@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from conftest import ROOT, jtau  # noqa: E402
 from fake_embeddings import FakeEmbeddings, vector  # noqa: E402
 from jtau.errors import InputError  # noqa: E402
 from jtau.retrieval import embeddings as emb  # noqa: E402
 from jtau.runtime.compat import is_tau3  # noqa: E402
 
-SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample" / "documents"
+SAMPLE = Path(__file__).parents[1] / "data" / "banking_ja_sample" / "documents"
 KEY = "sk-test-SECRET-4b1d"
 FAST = emb.Settings(batch_size=16, timeout=5, attempts=3, backoff=0.0, max_wait=0.0)
 

@@ -20,7 +20,7 @@ from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.structured import localize_task_structure
 from jtau.util import jsonpath
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SECTIONS = {"bank_person": "people", "bank_address": "addresses", "bank_phone": "phones",
             "bank_email": "emails", "merchant": "merchants", "bank_description": "descriptions"}
 LATIN_WORD = r"(?<![A-Za-z0-9_]){}(?![A-Za-z0-9_])"

@@ -10,29 +10,11 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
+from conftest import RATE, money, strings
 from jtau.pipeline import localize
 from jtau.util.files import dump_json
 
-ROOT = Path(__file__).resolve().parents[1]
-
-RATE = 100
-
-
-def money(v) -> Decimal:
-    return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
-
-
-def strings(value):
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield k
-            yield from strings(v)
-    elif isinstance(value, list):
-        for v in value:
-            yield from strings(v)
-    elif isinstance(value, str):
-        yield value
-
+ROOT = Path(__file__).resolve().parents[3]
 
 def test_no_source_name_place_or_code_survives(airline, airline_source):
     db = airline_source["db"]

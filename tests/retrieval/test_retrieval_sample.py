@@ -14,7 +14,7 @@ from jtau.runtime.compat import is_tau3
 
 pytestmark = pytest.mark.skipif(not is_tau3(), reason="tau2-bench 1.0.1 only: its data holds the English originals")
 
-SAMPLE = Path(__file__).parent / "data" / "banking_ja_sample"
+SAMPLE = Path(__file__).parents[1] / "data" / "banking_ja_sample"
 MARK = re.compile(r"^(#+ |\s*- |\s*\d+\. |\|)?")
 
 

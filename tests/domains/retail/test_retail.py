@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from decimal import Decimal
 
-from test_airline import RATE, money, strings
+from conftest import RATE, money, strings
 
 
 def users_by_name_zip(db):

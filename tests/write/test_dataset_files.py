@@ -15,7 +15,7 @@ from jtau.domain import LocalizedDomain
 from jtau.rules import load_rules
 from jtau.write.check import check_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TELECOM = ROOT / "data" / "domains" / "telecom"
 
 
