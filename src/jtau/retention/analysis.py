@@ -41,20 +41,28 @@ Definitions (the method's, with the choices jtau adds marked *):
 from __future__ import annotations
 
 import hashlib
+import math
+import multiprocessing
+import os
 from collections import Counter, defaultdict
+from collections.abc import Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
+from functools import cached_property
+from operator import methodcaller
 
 import numpy as np
-from rapidfuzz.distance import Levenshtein
+import orjson
 
 from jtau.errors import InputError
 from jtau.retention import usage
+from jtau.retention.arrays import MAX_BUCKET, Draws, GroupArrays, Scored, floors, ordered_sums
 from jtau.retention.canonical import Canonicalizer, localized_space
 from jtau.retention.traces import TRANSLATE
+from jtau.util.gcpause import gc_paused
 
 LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
-MAX_BUCKET = 20
 BASELINES = ("pooled", "source", "target")
 DROPPED_WARNING = 0.01  # warn when length matching drops this share of cross pairs or more
 
@@ -65,11 +73,22 @@ class Side:
     language: str
     user: str | None = None
 
+    _hash: int = field(init=False, repr=False, compare=False)  # a key of many dicts: hashed once
+
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash((self.language, self.user)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return Side, (self.language, self.user)
+
     def label(self, users_of_language: int = 1) -> str:
         return self.language if users_of_language < 2 or not self.user else f"{self.language} [{self.user}]"
 
 
-@dataclass
+@dataclass(slots=True)
 class Entry:
     """One rollout in a group: its tokens (None when it failed) and where it was read."""
     tokens: tuple | None   # (route, full, full with the source's entities localized or None)
@@ -116,18 +135,65 @@ def base_benchmark(benchmark: str, language: str) -> str:
     return benchmark.removesuffix(f"_{language}")
 
 
+PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+class Encoder:
+    """`Canonicalizer.encode` with each distinct action of a benchmark and entity space encoded once
+    (a trace's tokens are its actions' tokens, each action's encoded alone, in order: the same
+    tokens, numbered alike).  An action that is no JSON, or whose JSON stands for another action
+    (a tuple, a NaN), is encoded with its trace every time."""
+
+    def __init__(self, canonical: Canonicalizer):
+        self.canonical = canonical
+        # (benchmark, entity space) -> (whether traces get localized tokens, action's JSON -> (action, tokens))
+        self.tables: dict[tuple, tuple[bool, dict]] = {}
+
+    def encode(self, benchmark: str, language: str, actions: list[dict]) -> tuple:
+        space = (benchmark, localized_space(language))
+        table = self.tables.get(space)
+        if table is None:
+            table = self.tables[space] = (self.canonical.encode(benchmark, language, [])[2] is not None, {})
+        mapped, known = table
+        tokens = []
+        for action in actions:
+            try:
+                key = orjson.dumps(action, option=PASSTHROUGH)
+            except TypeError:
+                return self.canonical.encode(benchmark, language, actions)
+            seen = known.get(key)
+            if seen is None:
+                route, full, localized = self.canonical.encode(benchmark, language, [action])
+                assert localized is not None or not mapped  # a mapped space encodes localized tokens
+                seen = known[key] = (action, (route[0], full[0], localized[0] if localized is not None else None))
+            elif seen[0] != action:
+                return self.canonical.encode(benchmark, language, actions)
+            tokens.append(seen[1])
+        if not tokens:
+            return (), (), () if mapped else None
+        route, full, localized = zip(*tokens)
+        return route, full, localized if mapped else None
+
+
 def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple, Group]:
     """Every trace, read once, into its cell; a second rollout with the identity of one already
     read (the same file imported twice, two runs labelled alike) is refused naming both.
     `details` keeps each side's first route per task (for the per-task view)."""
     groups: dict[tuple, Group] = {}
+    sides: dict[tuple, Side] = {}
+    benchmarks: dict[tuple, str] = {}
+    encoder = Encoder(canonical)
     for trace in traces:
-        benchmark = base_benchmark(trace.benchmark, trace.language)
+        benchmark = benchmarks.get((trace.benchmark, trace.language))
+        if benchmark is None:
+            benchmark = benchmarks[trace.benchmark, trace.language] = base_benchmark(trace.benchmark, trace.language)
         key = (trace.model, benchmark, trace.temperature, trace.runtime or "", trace.retrieval or "")
         g = groups.get(key)
         if g is None:
             g = groups[key] = Group(trace.model, benchmark, trace.temperature, trace.runtime, trace.retrieval)
-        side = Side(trace.language, trace.user)
+        side = sides.get((trace.language, trace.user))
+        if side is None:
+            side = sides[trace.language, trace.user] = Side(trace.language, trace.user)
         replicates = g.tasks[trace.task_id][side]
         identity = trace.identity
         if identity in replicates:
@@ -158,12 +224,13 @@ def group(traces, canonical: Canonicalizer, details: bool = False) -> dict[tuple
             g.failures[side][trace.failure] += 1
             replicates[identity] = Entry(None, trace.seed, trace.replicate, trace.origin)
             continue
-        tokens = canonical.encode(benchmark, trace.language, trace.actions)
+        tokens = encoder.encode(benchmark, trace.language, trace.actions)
         replicates[identity] = Entry(tokens, trace.seed, trace.replicate, trace.origin)
         if details and trace.task_id not in g.actions[side]:
             g.actions[side][trace.task_id] = [canonical.names[t] for t in tokens[0]]
-        g.tools[side].update(a["tool"] for a in trace.actions)
-        if any(TRANSLATE.search(a["tool"]) for a in trace.actions):
+        tools = [a["tool"] for a in trace.actions]
+        g.tools[side].update(tools)
+        if TRANSLATE.search("\n".join(tools)):  # the pattern holds no newline: a match is within one name
             g.translating[side] += 1
         g.lengths[side].append(len(trace.actions))
     return groups
@@ -185,150 +252,81 @@ def side_pairs(g: Group, source: str, target: str) -> list[tuple[Side, Side]]:
     return [(a, b) for a in sides if a.language == source for b in sides if b.language == target]
 
 
-def agreement(a: tuple, b: tuple) -> float | None:
-    if not a and not b:
-        return None
-    return Levenshtein.normalized_similarity(a, b)
-
-
-def _bucket(trace: tuple) -> int:
-    return min(len(trace), MAX_BUCKET)
-
-
-def level_tokens(entry: Entry, level: int, mapped: bool) -> tuple:
-    """An entry's tokens at a level (0 route, 1 full); `mapped`: full tokens with the source's
-    entities localized, for a comparison with a side in J-tau's entity space."""
-    route, full, localized = entry.tokens
-    if level == 0:
-        return route
-    return localized if mapped and localized is not None else full
-
-
-def different_seeds(a: Entry, b: Entry) -> bool:
-    """Cross pairs are cross-seed (decoding noise enters both sides alike): seeds when both are
-    known, else trial indices."""
-    if a.seed is not None and b.seed is not None:
-        return a.seed != b.seed
-    return a.replicate != b.replicate
+def mappings(source: Side, target: Side) -> tuple[bool, bool]:
+    """Whether the source's (the target's) full tokens are compared with their entities localized:
+    when only the other side is in J-tau's entity space."""
+    return (localized_space(target.language) and not localized_space(source.language),
+            localized_space(source.language) and not localized_space(target.language))
 
 
 @dataclass
 class Pairs:
-    """Per task (in task order): within and cross agreements, each with its length bucket and how
-    many pairs of rollouts have it."""
-    within: list[list[tuple[float, int, int]]] = field(default_factory=list)
-    cross: list[list[tuple[float, int, int]]] = field(default_factory=list)
-    within_source: list[float] = field(default_factory=list)   # per task means
-    within_target: list[float] = field(default_factory=list)
-    cross_by_task: dict = field(default_factory=dict)          # task -> mean cross agreement
-    within_by_task: dict = field(default_factory=dict)         # task -> mean within agreement
-    within_source_by_task: dict = field(default_factory=dict)  # task -> mean within agreement of the source
+    """Per compared task (one with within and cross pairs, in task order): mean within and cross
+    agreement (each weighted by pairs of rollouts), and per task and length bucket the sums and
+    counts of within and cross agreements; the source's and the target's own mean within agreement
+    over the compared tasks where that side has a pair; the empty pairs excluded."""
+    tasks: list[str]
+    within: np.ndarray
+    cross: np.ndarray
+    within_source: np.ndarray
+    within_source_tasks: list[str]
+    within_target: np.ndarray
+    matrices: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # ws, wn, cs, cn: tasks x buckets
     empty: int = 0
 
+    @cached_property
+    def within_by_task(self) -> dict[str, float]:
+        return dict(zip(self.tasks, self.within.tolist()))
 
-def _within(reps: list[tuple], out: "Pairs") -> tuple[list[tuple[float, int, int]], float, int]:
-    """Every pair of a side's replicates (in order: the bucket is the earlier one's length) as
-    (agreement, bucket, how many pairs), computed once per distinct pair of token sequences (100
-    replicates of a task that took 8 routes: 36 comparisons, not 4,950); with the sum and count."""
-    seen: Counter = Counter()
-    ordered: Counter = Counter()  # (earlier, later) -> pairs
-    for tokens in reps:
-        for earlier, n in seen.items():
-            ordered[(earlier, tokens)] += n
-        seen[tokens] += 1
-    pairs, total, count, cache = [], 0.0, 0, {}
-    for (a, b), n in ordered.items():
-        key = (a, b) if a <= b else (b, a)
-        if key not in cache:
-            cache[key] = agreement(a, b)
-        value = cache[key]
-        if value is None:
-            out.empty += n
-            continue
-        pairs.append((value, _bucket(a), n))
-        total += value * n
-        count += n
-    return pairs, total, count
+    @cached_property
+    def cross_by_task(self) -> dict[str, float]:
+        return dict(zip(self.tasks, self.cross.tolist()))
+
+    @cached_property
+    def within_source_by_task(self) -> dict[str, float]:
+        return dict(zip(self.within_source_tasks, self.within_source.tolist()))
 
 
-def _cross(sources: list[Entry], targets: list[Entry], level: int, map_source: bool, map_target: bool,
-           out: "Pairs") -> list[tuple[float, int, int]]:
-    """Every cross-seed pair (source, target) as (agreement, bucket, how many pairs), computed once
-    per distinct pair of token sequences: all pairs by distinct sequences, less the same-seed ones."""
-    a_tokens = [level_tokens(a, level, map_source) for a in sources]
-    b_tokens = [level_tokens(b, level, map_target) for b in targets]
-    counts: Counter = Counter()
-    for ta in Counter(a_tokens).items():
-        for tb in Counter(b_tokens).items():
-            counts[(ta[0], tb[0])] += ta[1] * tb[1]
-    by_seed: dict = defaultdict(list)
-    by_replicate: dict = defaultdict(list)
-    for b, tb in zip(targets, b_tokens):
-        (by_seed[b.seed] if b.seed is not None else by_replicate[b.replicate]).append(tb)
-    for a, ta in zip(sources, a_tokens):  # the pairs that are not cross-seed (different_seeds)
-        same = by_seed.get(a.seed, []) if a.seed is not None else []
-        same = same + by_replicate.get(a.replicate, []) + (
-            [tb for b, tb in zip(targets, b_tokens) if a.seed is None and b.seed is not None
-             and b.replicate == a.replicate])
-        for tb in same:
-            counts[(ta, tb)] -= 1
-    pairs = []
-    for (ta, tb), n in counts.items():
-        if n <= 0:
-            continue
-        value = agreement(ta, tb)
-        if value is None:
-            out.empty += n
-            continue
-        pairs.append((value, _bucket(ta), n))
-    return pairs
+def _matrices(rows: np.ndarray, compared: int, within: list[Scored], cross: Scored
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per compared task and bucket: sums (added in the pairs' order) and counts of within and
+    cross agreements; `rows` maps a task to its row (-1: not compared)."""
+    shape, size = (compared, MAX_BUCKET + 1), compared * (MAX_BUCKET + 1)
+    out = []
+    for parts in (within, [cross]):
+        cells = [rows[p.task] * (MAX_BUCKET + 1) + p.bucket for p in parts]
+        kept = [c >= 0 for c in cells]
+        cell = np.concatenate([c[k] for c, k in zip(cells, kept)])
+        values = np.concatenate([p.weighted()[k] for p, k in zip(parts, kept)])
+        counts = np.concatenate([p.n[k] for p, k in zip(parts, kept)])
+        out += [ordered_sums(cell, values, size).reshape(shape),
+                np.bincount(cell, weights=counts, minlength=size).reshape(shape)]
+    return out[0], out[1], out[2], out[3]
 
 
-def collect(g: Group, level: int, source: Side, target: Side) -> Pairs:
-    out = Pairs()
-    map_source = localized_space(target.language) and not localized_space(source.language)
-    map_target = localized_space(source.language) and not localized_space(target.language)
-    for task_id, sides in g.tasks.items():
-        within, by_side = [], {}
-        for side in (source, target):
-            reps = [level_tokens(e, level, False) for _, e in sorted(sides.get(side, {}).items(),
-                                                                       key=lambda kv: str(kv[0]))
-                    if e.tokens is not None]
-            pairs, total, count = _within(reps, out)
-            within += pairs
-            by_side[side] = (total, count)
-        cross = _cross([a for a in sides.get(source, {}).values() if a.tokens is not None],
-                       [b for b in sides.get(target, {}).values() if b.tokens is not None],
-                       level, map_source, map_target, out)
-        if within and cross:
-            out.within.append(within)
-            out.cross.append(cross)
-            out.within_by_task[task_id] = _weighted_mean(within)
-            out.cross_by_task[task_id] = _weighted_mean(cross)
-            if by_side[source][1]:
-                out.within_source.append(by_side[source][0] / by_side[source][1])
-                out.within_source_by_task[task_id] = out.within_source[-1]
-            if by_side[target][1]:
-                out.within_target.append(by_side[target][0] / by_side[target][1])
-    return out
-
-
-def _weighted_mean(pairs: list[tuple[float, int, int]]) -> float:
-    return sum(v * n for v, _, n in pairs) / sum(n for _, _, n in pairs)
-
-
-def _matrices(p: Pairs) -> tuple[np.ndarray, ...]:
-    """Per task and bucket: sums and counts of within and cross agreements (tasks x buckets)."""
-    shape = (len(p.within), MAX_BUCKET + 1)
-    ws, wn, cs, cn = (np.zeros(shape) for _ in range(4))
-    for t, (within, cross) in enumerate(zip(p.within, p.cross)):
-        for value, bucket, n in within:
-            ws[t, bucket] += value * n
-            wn[t, bucket] += n
-        for value, bucket, n in cross:
-            cs[t, bucket] += value * n
-            cn[t, bucket] += n
-    return ws, wn, cs, cn
+def collect(g: Group, level: int, source: Side, target: Side, arrays: GroupArrays | None = None) -> Pairs:
+    """The pairs of a cell at a level (`arrays`: the group's, kept across its cells)."""
+    arrays = arrays or GroupArrays(g.tasks)
+    size = len(arrays.task_ids)
+    ws, wt = arrays.within(source, level), arrays.within(target, level)
+    cross = arrays.cross(source, target, level, *mappings(source, target))
+    within_pairs = np.bincount(ws.pairs.task, minlength=size) + np.bincount(wt.pairs.task, minlength=size)
+    compared = np.flatnonzero((within_pairs > 0) & (np.bincount(cross.task, minlength=size) > 0))
+    within_total = ordered_sums(wt.pairs.task, wt.pairs.weighted(), size, initial=ws.total)
+    cross_total = ordered_sums(cross.task, cross.weighted(), size)
+    cross_count = np.bincount(cross.task, weights=cross.n, minlength=size)
+    by_source = compared[ws.count[compared] > 0]
+    by_target = compared[wt.count[compared] > 0]
+    rows = np.full(size, -1, dtype=np.int64)
+    rows[compared] = np.arange(len(compared))
+    return Pairs(tasks=[arrays.task_ids[t] for t in compared.tolist()],
+                 within=within_total[compared] / (ws.count + wt.count)[compared],
+                 cross=cross_total[compared] / cross_count[compared],
+                 within_source=ws.total[by_source] / ws.count[by_source],
+                 within_source_tasks=[arrays.task_ids[t] for t in by_source.tolist()],
+                 within_target=wt.total[by_target] / wt.count[by_target],
+                 matrices=_matrices(rows, len(compared), [ws.pairs, wt.pairs], cross),
+                 empty=ws.pairs.empty + wt.pairs.empty + cross.empty)
 
 
 def _matched(ws, wn, cs, cn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -343,46 +341,19 @@ def _matched(ws, wn, cs, cn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return within, cross, kept
 
 
-def chance_floors(g: Group, level: int, source: Side, target: Side, permutations: int,
-                  rng: np.random.Generator) -> tuple[float | None, float | None, float | None]:
+def chance_floors(g: Group, level: int, source: Side, target: Side, permutations: int, draws: Draws,
+                  arrays: GroupArrays | None = None) -> tuple[float | None, float | None, float | None]:
     """(c_within, c_cross, c_any) from the same random pairs of different tasks: for each pair
     (i, j) one side L, c_within compares i's and j's traces in L, c_cross i's source trace
-    with j's target trace.  Indices are drawn at once (vectorized); agreements one by one."""
-    map_source = localized_space(target.language) and not localized_space(source.language)
-    map_target = localized_space(source.language) and not localized_space(target.language)
-    pools = []
-    for sides in g.tasks.values():
-        src = [e for e in sides.get(source, {}).values() if e.tokens is not None]
-        tgt = [e for e in sides.get(target, {}).values() if e.tokens is not None]
-        if src and tgt:
-            pools.append((src, tgt))
-    if len(pools) < 2:
+    with j's target trace; the first `permutations` pairs where neither comparison is of two
+    empty traces.  Tasks, sides and traces are drawn at once: 2 x `permutations` pairs (i, j),
+    one side and four uniform numbers that pick a trace of a task each (arrays.floors)."""
+    drawn = floors(arrays or GroupArrays(g.tasks), level, source, target, *mappings(source, target), permutations,
+                   draws)
+    if drawn is None or not len(drawn[0]):
         return None, None, None
-    draws = 2 * permutations
-    i, j = rng.integers(len(pools), size=draws), rng.integers(len(pools), size=draws)
-    in_target = rng.integers(2, size=draws).astype(bool)
-    picks = rng.random((draws, 4))
-    within, cross = [], []
-    for k in np.flatnonzero(i != j):
-        a_src_pool, a_tgt_pool = pools[i[k]]
-        b_src_pool, b_tgt_pool = pools[j[k]]
-        a_src = a_src_pool[int(picks[k, 0] * len(a_src_pool))]
-        b_tgt = b_tgt_pool[int(picks[k, 1] * len(b_tgt_pool))]
-        if in_target[k]:
-            a_side, b_side = a_tgt_pool[int(picks[k, 2] * len(a_tgt_pool))], b_tgt
-        else:
-            a_side, b_side = a_src, b_src_pool[int(picks[k, 3] * len(b_src_pool))]
-        w = agreement(level_tokens(a_side, level, False), level_tokens(b_side, level, False))
-        c = agreement(level_tokens(a_src, level, map_source), level_tokens(b_tgt, level, map_target))
-        if w is None or c is None:
-            continue
-        within.append(w)
-        cross.append(c)
-        if len(within) == permutations:
-            break
-    if not within:
-        return None, None, None
-    return float(np.mean(within)), float(np.mean(cross)), float(np.mean(within + cross))
+    within, cross = drawn
+    return float(np.mean(within)), float(np.mean(cross)), float(np.mean(np.concatenate([within, cross])))
 
 
 def _corrected(value, floor):
@@ -400,30 +371,39 @@ def _ci(samples: np.ndarray) -> list[float] | None:
     return [float(x) for x in np.percentile(samples, [2.5, 97.5])] if len(samples) else None
 
 
+def _resampled(rng: np.random.Generator, bootstrap: int, n: int) -> np.ndarray:
+    """How often each of n tasks is drawn in each resample (bincount of offset draws: one C call)."""
+    draws = rng.integers(n, size=(bootstrap, n)) + np.arange(bootstrap)[:, None] * n
+    return np.bincount(draws.ravel(), minlength=bootstrap * n).reshape(bootstrap, n).astype(float)
+
+
 def level_numbers(g: Group, level: int, source: Side, target: Side, permutations: int, bootstrap: int,
-                  rng: np.random.Generator, baseline: str = "pooled", pairs: Pairs | None = None) -> dict:
-    p = pairs or collect(g, level, source, target)
-    within_task = np.array([_weighted_mean(w) for w in p.within])  # plain Python: tiny lists
-    cross_task = np.array([_weighted_mean(c) for c in p.cross])
+                  draws: Draws, baseline: str = "pooled", pairs: Pairs | None = None,
+                  arrays: GroupArrays | None = None) -> dict:
+    arrays = arrays or GroupArrays(g.tasks)
+    p = pairs or collect(g, level, source, target, arrays)
+    within_task, cross_task = p.within, p.cross
     iw_pooled, ic = _mean(within_task), _mean(cross_task)
     iw_source, iw_target = _mean(p.within_source), _mean(p.within_target)
     iw = {"pooled": iw_pooled, "source": iw_source, "target": iw_target}[baseline]
-    c_within, c_cross, floor = chance_floors(g, level, source, target, permutations, rng)
-    ws, wn, cs, cn = _matrices(p)
-    m_within, m_cross, kept = (_matched(ws.sum(0), wn.sum(0), cs.sum(0), cn.sum(0)) if len(p.within)
+    c_within, c_cross, floor = chance_floors(g, level, source, target, permutations, draws, arrays)
+    ws, wn, cs, cn = p.matrices
+    m_within, m_cross, kept = (_matched(ws.sum(0), wn.sum(0), cs.sum(0), cn.sum(0)) if len(p.tasks)
                                else (np.nan, np.nan, np.nan))
-    m_within = None if not np.isfinite(m_within) else float(m_within)
-    m_cross = None if not np.isfinite(m_cross) else float(m_cross)
-    shift = (c_within - c_cross) if c_within is not None else None
+    matched_within: float | None = None if not np.isfinite(m_within) else float(m_within)
+    matched_cross: float | None = None if not np.isfinite(m_cross) else float(m_cross)
+    shift = (c_within - c_cross) if c_within is not None and c_cross is not None else None
     gap_raw = iw - ic if iw is not None and ic is not None else None
-    gap_matched = m_within - m_cross if m_within is not None and m_cross is not None else None
+    gap_matched = (matched_within - matched_cross
+                   if matched_within is not None and matched_cross is not None else None)
     numbers = {
-        "tasks": len(p.within), "pairs_within": int(wn.sum()), "pairs_cross": int(cn.sum()),
+        "tasks": len(p.tasks), "pairs_within": int(wn.sum()), "pairs_cross": int(cn.sum()),
         "empty_pairs_excluded": p.empty, "baseline": baseline,
         "iwithin": iw, "iwithin_pooled": iw_pooled, "iwithin_source": iw_source, "iwithin_target": iw_target,
-        "icross": ic, "retention": ic / iw if iw else None,
-        "iwithin_matched": m_within, "icross_matched": m_cross,
-        "retention_matched": m_cross / m_within if m_within else None,
+        "icross": ic, "retention": ic / iw if iw and ic is not None else None,
+        "iwithin_matched": matched_within, "icross_matched": matched_cross,
+        "retention_matched": (matched_cross / matched_within
+                              if matched_within and matched_cross is not None else None),
         "matching_dropped": None if not np.isfinite(kept) else float(1 - kept),
         "gap_raw": gap_raw, "gap_naive": gap_raw, "gap_matched": gap_matched,
         "gap_corrected": gap_matched - shift if gap_matched is not None and shift is not None else None,
@@ -435,11 +415,9 @@ def level_numbers(g: Group, level: int, source: Side, target: Side, permutations
     }
     if numbers["iwithin_corrected"]:
         numbers["retention_corrected"] = numbers["icross_corrected"] / numbers["iwithin_corrected"]
-    if len(p.within) >= 2 and bootstrap:
-        n = len(p.within)
-        # how often each task is drawn in each resample (bincount of offset draws: one C call)
-        draws = rng.integers(n, size=(bootstrap, n)) + np.arange(bootstrap)[:, None] * n
-        counts = np.bincount(draws.ravel(), minlength=bootstrap * n).reshape(bootstrap, n).astype(float)
+    if len(p.tasks) >= 2 and bootstrap:
+        n = len(p.tasks)
+        counts = draws.make(("bootstrap", bootstrap, n), lambda rng: _resampled(rng, bootstrap, n))
         k = ws.shape[1]
         totals = counts @ np.hstack([ws, wn, cs, cn, within_task[:, None], cross_task[:, None]])  # one product
         boot_w, boot_c = totals[:, 4 * k] / n, totals[:, 4 * k + 1] / n
@@ -454,18 +432,20 @@ def level_numbers(g: Group, level: int, source: Side, target: Side, permutations
 
 
 def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootstrap: int, seed: int = 0,
-                 baseline: str = "pooled", details: bool = False) -> dict:
+                 baseline: str = "pooled", details: bool = False, arrays: GroupArrays | None = None) -> dict:
     """The numbers of one cell: a group and a pair of sides.  `details` adds the per-task view,
-    rewards and diagnostics (retention/outcomes.py)."""
-    rng = np.random.default_rng(seed)
+    rewards and diagnostics (retention/outcomes.py); `arrays`: the group's, kept across its cells."""
+    arrays = arrays or GroupArrays(g.tasks)
+    draws = Draws(seed)
     labels = {source: source.label(g.users(source.language)), target: target.label(g.users(target.language))}
     rates = {labels[side]: g.failed[side] / g.rollouts[side] for side in (source, target) if g.rollouts[side]}
     over = sorted(label for label, rate in rates.items() if rate > UNRANKED_ABOVE)
     rollouts = g.rollouts[source] + g.rollouts[target]
     failed = g.failed[source] + g.failed[target]
     calls = {side: sum(g.tools[side].values()) for side in (source, target) if g.tools[side]}
-    pairs = {name: collect(g, index, source, target) for index, name in enumerate(LEVELS)}
-    levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, rng, baseline, pairs[name])
+    pairs = {name: collect(g, index, source, target, arrays) for index, name in enumerate(LEVELS)}
+    levels = {name: level_numbers(g, index, source, target, permutations, bootstrap, draws, baseline, pairs[name],
+                                  arrays)
               for index, name in enumerate(LEVELS)}
     empty = [name for name, n in levels.items() if not n["tasks"]]
     warnings = [f"{name}: length matching dropped {n['matching_dropped']:.1%} of the cross pairs (no within "
@@ -512,15 +492,15 @@ def signature(g: Group, side: Side) -> str:
     What the rollouts do not record reads `unknown`, never a guess."""
     from jtau.arms import EN_PROMPT_VERSION
 
-    versions = {v for v, _ in g.provenance[side]} if g.provenance[side] else {None}
+    versions: set[str | None] = {v for v, _ in g.provenance[side]} if g.provenance[side] else {None}
     datasets = {d for _, d in g.provenance[side] if d} or {None}
-    trials = max((len(by_side.get(side, ())) for by_side in g.tasks.values()), default=0)
+    trials = max(map(len, map(methodcaller("get", side, ()), g.tasks.values())), default=0)
     user = side.user or "unknown"
     if "en-prompt" in user:
         user += f".v{EN_PROMPT_VERSION}"
-    return "|".join([f"jtau:{','.join(sorted(versions)) if None not in versions else 'unknown'}",
-                     f"tau2:{g.runtime or 'unknown'}",
-                     f"data:{next(iter(datasets))[:12] if len(datasets) == 1 and None not in datasets else _digest(datasets)}",
+    data = next(iter(datasets))[:12] if len(datasets) == 1 and None not in datasets else _digest(datasets)
+    return "|".join([f"jtau:{','.join(sorted(v for v in versions if v)) if None not in versions else 'unknown'}",
+                     f"tau2:{g.runtime or 'unknown'}", f"data:{data}",
                      f"arm:{side.language}", f"user:{user}", f"agent:{g.model}", f"T:{g.temperature:g}",
                      f"seeds:{_digest(g.seeds[side], 8)}", f"trials:{trials}", f"prompts:{_digest(g.prompts[side])}"])
 
@@ -540,29 +520,93 @@ def cell_name(cell: dict) -> str:
     return " ".join(parts) + f" {cell['source']}->{cell['target']}"
 
 
+Job = tuple[tuple, list[tuple[Side, Side]]]  # a group's key and pairs of its sides
+_WORK: dict = {}  # what a pool's workers (forked) analyse: groups, jobs and settings
+
+
+def _analyze_job(index: int) -> list[dict]:
+    """The cells of one job, in order, the group's arrays shared by them."""
+    key, sides = _WORK["jobs"][index]
+    g = _WORK["groups"][key]
+    arrays = GroupArrays(g.tasks)
+    permutations, bootstrap, seed, baseline, details = _WORK["settings"]
+    return [analyze_pair(g, a, b, permutations, bootstrap, seed, baseline, details, arrays=arrays) for a, b in sides]
+
+
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")  # as OpenBLAS reads them
+
+
+def default_workers() -> int:
+    """Processes for the cells: the available CPUs over the threads numpy's BLAS runs a product on
+    (every CPU, unless OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS says otherwise):
+    its idle threads spin, and two processes that each run products on every CPU are slower than one."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    threads = next((os.environ[name].strip() for name in BLAS_THREADS if os.environ.get(name, "").strip()), "")
+    if not threads.isdigit() or int(threads) == 0:
+        return 1
+    return max(1, cpus // int(threads))
+
+
+def _jobs(cells: list[tuple], parts: int) -> list[Job]:
+    """The cells (key, source side, target side) as jobs of one group each, a group's cells split
+    so that there are about `parts` jobs."""
+    size = max(1, math.ceil(len(cells) / parts))
+    jobs: list[Job] = []
+    for key, a, b in cells:
+        if not jobs or jobs[-1][0] != key or len(jobs[-1][1]) == size:
+            jobs.append((key, []))
+        jobs[-1][1].append((a, b))
+    return jobs
+
+
+def _analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tuple, workers: int,
+                   progress=None) -> list[dict]:
+    """Every cell's numbers, in order: in this process, or in `workers` forked processes (each cell
+    draws from its own generator, so the numbers do not depend on how many)."""
+    forks = workers > 1 and "fork" in multiprocessing.get_all_start_methods()
+    jobs = _jobs(cells, 4 * workers if forks else 1)
+    results: list[dict] = []
+    _WORK.update(groups=groups, jobs=jobs, settings=settings)
+    with ExitStack() as stack:
+        stack.callback(_WORK.clear)
+        if forks and len(jobs) > 1:
+            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(min(workers, len(jobs))))
+            parts: Iterable[list[dict]] = pool.imap(_analyze_job, range(len(jobs)))
+        else:
+            parts = map(_analyze_job, range(len(jobs)))
+        for part in parts:
+            results += part
+            if progress:
+                progress(len(results), len(cells))
+    return results
+
+
 def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
             pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
-            details: bool = False, groups_out: dict | None = None, where: str = "the traces") -> list[dict]:
+            details: bool = False, groups_out: dict | None = None, where: str = "the traces",
+            workers: int | None = None) -> list[dict]:
     """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
     pair of sides); the corpus is read once.  `target` None analyses the source against every
     other language present.  A requested pair without a single comparable pair of rollouts is an
     error (InputError naming `where` the traces are and the cells), never a row of dashes, unless
     each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
     a dict as `summary` to receive the paper-shaped summary (summary.py) too, one as `groups_out`
-    for the groups."""
+    for the groups.  Cells are analysed in `workers` processes (default_workers); the numbers do not
+    depend on how many."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
-    groups = group(traces, canonical, details)
-    if groups_out is not None:
-        groups_out.update(groups)
-    wanted = language_pairs(groups, source, [target] if target else None, pairs)
-    jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
-    results = []
-    for key, a, b in jobs:
-        results.append(analyze_pair(groups[key], a, b, permutations, bootstrap, baseline=baseline, details=details))
-        if progress:
-            progress(len(results), len(jobs))
+    with gc_paused():  # millions of rollouts and no reference cycles: collections would walk them all again and again
+        groups = group(traces, canonical, details)
+        if groups_out is not None:
+            groups_out.update(groups)
+        wanted = language_pairs(groups, source, [target] if target else None, pairs)
+        jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
+        results = _analyze_cells(groups, jobs, (permutations, bootstrap, 0, baseline, details),
+                                 workers or default_workers(), progress)
+    for key, a, b in jobs:  # a side of a cell is in the summary's languages, tool calls or none (summary.py)
+        for side in (a, b):
+            groups[key].tools.setdefault(side, Counter())
     # a cell without a pair is explained by its failures (shown, unranked), by routes that were
     # all empty (a task set where the agent calls nothing: shown, n = 0) or by a one-trial protocol
     # (each task ran once on both sides: reward and diagnostics stand, retention is not measured),
@@ -574,7 +618,7 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
              and not cell.get("retention_unmeasured")
              and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
     if empty:
-        from jtau.listing import first
+        from jtau.util.listing import first
 
         raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
                          "compare (each side needs a task with two completed trials, and the two sides trials of "
