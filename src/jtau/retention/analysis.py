@@ -164,8 +164,7 @@ class Encoder:
             seen = known.get(key)
             if seen is None:
                 route, full, localized = self.canonical.encode(benchmark, language, [action])
-                assert localized is not None or not mapped  # a mapped space encodes localized tokens
-                seen = known[key] = (action, (route[0], full[0], localized[0] if localized is not None else None))
+                seen = known[key] = (action, (route[0], full[0], localized[0] if mapped and localized else None))
             elif seen[0] != action:
                 return self.canonical.encode(benchmark, language, actions)
             tokens.append(seen[1])

@@ -69,12 +69,8 @@ class FrozenTokens:
         return self.regex.sub(drop, text)
 
 
-# A toll-free number spelled in letters, as the source's entities write it (1-800-RHO-ACCT in ja-text)
-VANITY_PHONE = re.compile(r"(?<![0-9A-Za-z-])1-8\d\d-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![0-9A-Za-z-])")
-
-
 def english_left(text: str, allow: frozenset[str], literals: frozenset[str], source: str = "") -> list[str]:
-    bare = IDS.sub(" ", without_literals(VANITY_PHONE.sub(" ", text), literals, source))
+    bare = IDS.sub(" ", without_literals(text, literals, source))
     return sorted({w for w in LATIN_WORD.findall(bare) if w not in allow and not code_like(w)})
 
 
@@ -120,12 +116,14 @@ def latin_of(names) -> frozenset[str]:
 
 def source_entity_words(maps) -> frozenset[str]:
     """The Latin words of the source's entities (the maps' source side: names, places, streets,
-    banking's people, addresses, merchants and words): a Japanese text of an arm with the source's
-    entities (`ja-text`) writes them as the source does (`Mei Brown`, `New York`)."""
+    banking's people, addresses, phones, merchants and words): a Japanese text of an arm with the
+    source's entities (`ja-text`) writes them as the source does (`Mei Brown`, `New York`,
+    `1-800-RHO-ACCT`)."""
     from jtau.validate.leaks import leak_terms
 
     banking = maps.banking
-    return latin_of([*leak_terms(maps), *banking.people, *banking.addresses, *banking.merchants, *banking.text_words,
+    return latin_of([*leak_terms(maps), *banking.people, *banking.addresses, *banking.phones, *banking.merchants,
+                     *banking.text_words,
                      *banking.descriptions, *maps.locale.timezones,
                      *(a.city for a in maps.places.airports.values())])
 
