@@ -15,6 +15,7 @@ from jtau.cli.common import (
     fail,
     out_console,
     progress_bar,
+    say_error,
     whole,
 )
 from jtau.errors import InputError, JtauError
@@ -171,11 +172,15 @@ def analysed(traces, source: str = "en", target: str | None = None, pairs=None, 
     canonical = Canonicalizer(load_maps(maps_dir(project_root())))
     summary: dict[str, object] = {}
     groups: dict[tuple, Group] = {}
-    with progress_bar() as bar:
-        task = bar.add_task("reading traces and analysing cells", total=None)
-        cells = analyze(traces, canonical, source, target, permutations, bootstrap,
-                        lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
-                        summary, details=details, groups_out=groups, where=where)
+    try:
+        with progress_bar() as bar:
+            task = bar.add_task("reading traces and analysing cells", total=None)
+            cells = analyze(traces, canonical, source, target, permutations, bootstrap,
+                            lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
+                            summary, details=details, groups_out=groups, where=where)
+    except KeyboardInterrupt:
+        say_error("interrupted: the analysis stopped; nothing was written")
+        raise typer.Exit(130) from None
     if not cells:
         wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
         raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")

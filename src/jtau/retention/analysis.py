@@ -44,6 +44,7 @@ import hashlib
 import math
 import multiprocessing
 import os
+import signal
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from contextlib import ExitStack
@@ -569,7 +570,9 @@ def _analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tup
     with ExitStack() as stack:
         stack.callback(_WORK.clear)
         if forks and len(jobs) > 1:
-            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(min(workers, len(jobs))))
+            # Ctrl-C is the parent's to handle: it ends the pool; a worker stops without a traceback
+            pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
+                min(workers, len(jobs)), initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)))
             parts: Iterable[list[dict]] = pool.imap(_analyze_job, range(len(jobs)))
         else:
             parts = map(_analyze_job, range(len(jobs)))
