@@ -32,15 +32,16 @@ from pathlib import Path
 
 import tomli_w
 
-from jtau import DOMAINS as ALL_DOMAINS
 from jtau.arm_folders import build
 from jtau.arms import ARMS, JTAU_ARM
+from jtau.domains import listed
 from jtau.pipeline import finish, localize
 from jtau.project import project_root
 from jtau.rules import load_rules
 from jtau.source import has_source, load_domain
 
 # banking_knowledge's source is tau2-bench 1.0.1's (TAU2_DATA_DIR): measured where it is found
+ALL_DOMAINS = listed()
 DOMAINS = tuple(d for d in ALL_DOMAINS if has_source(d))
 
 

@@ -22,9 +22,9 @@ TARGET = {"airline": 0.5 * 50, "retail": 0.5 * 114, "telecom": 120.0, "banking_k
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    from jtau.runtime.domains import RUNTIME
+    from jtau.runtime.domains import runtime_domain
 
-    parser.add_argument("domains", nargs="*", default=[d for d in TASKS if RUNTIME[d].runs_here()])
+    parser.add_argument("domains", nargs="*", default=[d for d in TASKS if runtime_domain(d).runs_here()])
     parser.add_argument("--jobs", type=int, nargs="*", default=[1, os.cpu_count() or 1])
     args = parser.parse_args()
     print(f"{os.cpu_count()} CPUs")

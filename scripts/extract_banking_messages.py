@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_YAML = ROOT / "src" / "jtau" / "runtime" / "banking_knowledge_messages.ja.yaml"
+DEFAULT_YAML = ROOT / "src" / "jtau" / "domains" / "banking_knowledge" / "messages.ja.yaml"
 SHARED = ROOT.parent / "shared" / "tau2-bench-1.0.1" / "src" / "tau2" / "domains" / "banking_knowledge"
 MODULES = ("tools.py", "retrieval_mixins.py", "db_query.py")
 DB_QUERY_FUNCTIONS = {"query_database_tool"}  # db_query.py: the one whose text reaches a tool's output

@@ -8,12 +8,14 @@ from test_structure import cycles, import_graph
 # Bottom to top.  A unit is a package (`jtau.swap`) or a top-level module (`jtau.pipeline`).
 LAYERS = [
     ["jtau", "jtau.errors", "jtau.util", "jtau.project"],                        # plumbing
-    ["jtau.arms", "jtau.glossary", "jtau.dataset_files", "jtau.patches", "jtau.rules"],  # vocabulary, rules
+    ["jtau.arms", "jtau.glossary", "jtau.dataset_files", "jtau.patches", "jtau.domains", "jtau.rules",
+     "jtau.domains.*.identities"],                                               # vocabulary, specs, rules
     ["jtau.source", "jtau.maps"],                                                # what is read
     ["jtau.swap", "jtau.text", "jtau.translate", "jtau.domain"],                 # the stages
     ["jtau.validate", "jtau.retrieval", "jtau.write"],
     ["jtau.pipeline", "jtau.review", "jtau.changes", "jtau.arm_folders", "jtau.map_proposals"],
     ["jtau.runtime"],                                                            # tau2
+    ["jtau.domains.*.environment", "jtau.domains.*.boundary"],                   # each domain's in tau2
     ["jtau.experiment", "jtau.retention", "jtau.release"],
     ["jtau.cli", "jtau.__main__"],
 ]
@@ -21,8 +23,11 @@ LAYER = {unit: level for level, units in enumerate(LAYERS) for unit in units}
 
 
 def unit(module: str) -> str:
-    """The package or top-level module a module belongs to."""
+    """The package or top-level module a module belongs to; a domain folder's module by its role
+    (`jtau.domains.airline.environment` -> `jtau.domains.*.environment`: every domain's sits at one layer)."""
     parts = module.split(".")
+    if parts[:2] == ["jtau", "domains"] and len(parts) > 3:
+        return f"jtau.domains.*.{parts[3]}"
     return ".".join(parts[:2])
 
 

@@ -213,7 +213,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
         **copies,
     }
     tm_bytes = tm.render()
-    inputs = {**maps.digests, f"rules/{domain}.yaml": rules.digest,
+    inputs = {**maps.digests, f"domains/{domain}/rules.yaml": rules.digest,
               **{f"task_patches/{domain}/{p.path.name}": p.digest for p in repairs.patches},
               f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
               f"tm/{tm.path.name}": _digest(tm_bytes)}

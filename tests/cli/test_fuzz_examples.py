@@ -9,7 +9,7 @@ import json
 import pytest
 
 from fuzzkit.harness import MAX_LINE, Case, run_case
-from fuzzkit.kinds import ROOT, domains_dir, localize_argv, project_case, source_links
+from fuzzkit.kinds import ROOT, domains_dir, localize_argv, project_case, rules_files, source_links
 
 TM = ROOT / "data" / "tm"
 # one worker warms up and draws the retention seeds (real scripted tau2 runs, ~10 s) for every fuzz test
@@ -180,10 +180,9 @@ def test_a_task_repair_that_puts_a_list_where_a_name_belongs_is_one_line():
 def test_a_rules_file_name_no_folder_can_hold_is_one_line(name):
     """(Found by the long fuzz run: a 300-byte policy name in telecom's rules reached the file
     system, whose "File name too long" escaped as a traceback.)"""
-    rules_dir = ROOT / "src" / "jtau" / "rules"
-    text = (rules_dir / "telecom.yaml").read_text()
+    text = (ROOT / "src" / "jtau" / "domains" / "telecom" / "rules.yaml").read_text()
     assert "tech_support_manual.md," in text
-    copies = {f"rules/{p.name}": str(p) for p in rules_dir.glob("*.yaml") if p.name != "telecom.yaml"}
+    copies = {f"rules/{p.parent.name}.yaml": str(p) for p in rules_files() if p.parent.name != "telecom"}
     case = project_case("yaml", localize_argv("telecom"), "telecom", copies=copies, setup="rules_from_sandbox",
                         files={"rules/telecom.yaml": text.replace("tech_support_manual.md,", f"{json.dumps(name)},")
                                .encode()})

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import importlib.resources
 import json
 import re
 import shutil
@@ -237,23 +236,21 @@ def yaml_seeds() -> tuple[tuple[str, str], ...]:
     seeds += [(f"project/glossaries/{p.name}", p.read_text()) for p in sorted((ROOT / "glossaries").glob("*.yaml"))]
     seeds += [(f"project/task_patches/{p.parent.name}/{p.name}", p.read_text())
               for p in sorted((ROOT / "task_patches").glob("*/*.yaml"))]
-    rules_dir = ROOT / "src" / "jtau" / "rules"
-    seeds += [(f"rules/{p.name}", p.read_text()) for p in sorted(rules_dir.glob("*.yaml"))]
+    seeds += [(f"rules/{p.parent.name}.yaml", p.read_text()) for p in rules_files()]
     return tuple(seeds)
 
 
+def rules_files() -> list[Path]:
+    """Every domain's rules.yaml (src/jtau/domains/<domain>/rules.yaml)."""
+    return sorted((ROOT / "src" / "jtau" / "domains").glob("*/rules.yaml"))
+
+
 def _rules_from_sandbox(sandbox: Path) -> None:
-    """Set-up of a rules case: jtau reads its rules from the sandbox's rules/ (a copy)."""
+    """Set-up of a rules case: jtau reads each domain's rules from the sandbox's rules/<domain>.yaml (a copy)."""
     import jtau.rules
 
     folder = sandbox / "rules"
-
-    class Files:  # importlib.resources for jtau.rules: its files are the sandbox folder's
-        @staticmethod
-        def files(package):
-            return folder if package == "jtau.rules" else importlib.resources.files(package)
-
-    jtau.rules.resources = Files
+    jtau.rules.rules_path = lambda domain: folder / f"{domain}.yaml"
 
 
 SETUPS["rules_from_sandbox"] = _rules_from_sandbox
@@ -273,8 +270,8 @@ def yaml_case(draw) -> Case:
         domain = name.split("/")[2]
     elif name.startswith("rules/"):
         domain = Path(name).stem
-        copies = {f"rules/{p.name}": str(p) for p in (ROOT / "src" / "jtau" / "rules").glob("*.yaml")
-                  if f"rules/{p.name}" != name}
+        copies = {f"rules/{p.parent.name}.yaml": str(p) for p in rules_files()
+                  if f"rules/{p.parent.name}.yaml" != name}
         setup = "rules_from_sandbox"
     elif name.endswith("ja.banking_knowledge.yaml"):
         domain = "banking_knowledge" if banking_here() else "airline"

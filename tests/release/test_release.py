@@ -18,11 +18,13 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from jtau import DOMAINS, __version__, dataset_files
+from jtau import __version__, dataset_files
+from jtau.domains import listed
 from jtau.errors import InputError
 from jtau.release.build import release_files, write_release
 
 DATASET = "jtau/_dataset/"
+DOMAINS = listed()
 pytestmark = pytest.mark.xdist_group("release")  # one worker builds the release the tests share
 
 
@@ -105,7 +107,8 @@ def test_the_wheel_is_a_valid_deterministic_wheel_without_tau2(wheel):
     assert f"Version: {__version__}\n" in metadata and "Requires-Dist: typer>=0.12\n" in metadata
     assert wheel.read(f"{dist}entry_points.txt") == b"[console_scripts]\njtau = jtau.cli:main\n\n"
     assert not [n for n in names if n.startswith("tau2/") or "/tau2/" in n or n.endswith((".pyc", ".whl"))]
-    assert "jtau/rules/airline.yaml" in names and "jtau/runtime/tool_errors.ja.yaml" in names
+    assert {"jtau/domains/airline/rules.yaml", "jtau/domains/airline/spec.yaml", "jtau/domains/tasks.schema.json",
+            "jtau/domains/telecom/user_tools.ja.yaml", "jtau/runtime/tool_errors.ja.yaml"} <= set(names)
     assert {f"{dist}licenses/LICENSE", f"{dist}licenses/LICENSE-tau2-bench"} <= set(names)
     assert b"Copyright (c) 2025 Sierra Research" in wheel.read(f"{dist}licenses/LICENSE-tau2-bench")
 

@@ -14,8 +14,8 @@ from tau2.registry import registry
 
 from conftest import ROOT, banking_here
 from jtau.arms import ARMS, english_twin, split_domain
+from jtau.domains import listed, spec
 from jtau.errors import InputError
-from jtau.runtime.arms import VARIANTS
 from jtau.runtime.compat import is_tau3
 from jtau.runtime.tau2_entry import register
 
@@ -35,12 +35,12 @@ def environment(name: str):
 
 
 def test_every_arm_of_every_variant_is_registered(names):
-    expected = {f"{base}_{arm}" for domain in DOMAINS for base, _, _ in VARIANTS[domain] for arm in ARMS}
+    expected = {f"{v.name}_{arm}" for domain in DOMAINS for v in spec(domain).variants for arm in ARMS}
     assert expected <= set(names)
     assert ("banking_knowledge_ja-text" in names) == banking_here()
     for name in names:
         base, arm = split_domain(name)
-        assert arm is not None and base in {b for variants in VARIANTS.values() for b, _, _ in variants}
+        assert arm is not None and base in {v.name for domain in listed() for v in spec(domain).variants}
     assert {"telecom-workflow_ja-entities", "telecom_full_en", "telecom_small_ja-text"} <= set(registry.get_task_sets())
 
 
@@ -133,10 +133,10 @@ def test_telecom_arms_write_bills_and_messages_in_their_language_and_money(names
 
 @pytest.mark.skipif(not banking_here(), reason="banking_knowledge is tau2-bench 1.0.1's")
 def test_banking_arms_read_tool_text_in_their_language_and_locale(names):
+    from jtau.domains.banking_knowledge.boundary import Boundary
     from jtau.maps import load_maps
     from jtau.project import maps_dir
     from jtau.rules import load_rules
-    from jtau.runtime.banking_boundary import Boundary
 
     maps, rules = load_maps(maps_dir(ROOT)), load_rules("banking_knowledge")
     text = "PIN must be exactly 4 digits.\nFee: $25.00 on 03/15/2025 at 2025-11-14 03:40:00 EST"

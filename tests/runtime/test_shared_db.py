@@ -12,7 +12,7 @@ from tau2.data_model.tasks import Task
 from conftest import ROOT
 from jtau.pipeline import load_repaired
 from jtau.rules import load_rules
-from jtau.runtime.domains import RUNTIME
+from jtau.runtime.domains import runtime_domain
 from jtau.runtime.shared_db import Databases, Shared, Validated
 from jtau.runtime.verify import replay
 
@@ -25,7 +25,7 @@ WRITES = {"airline": {"book_reservation", "cancel_reservation", "update_reservat
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_shared_records_give_the_same_final_dbs_as_validated_ones(domain, domains_dir):
-    runtime = RUNTIME[domain]
+    runtime = runtime_domain(domain)
     source, _ = load_repaired(load_rules(domain), ROOT, domains_dir)
     make = runtime.source_environment()
     [model] = runtime.models().values()
@@ -47,7 +47,7 @@ def test_shared_records_give_the_same_final_dbs_as_validated_ones(domain, domain
 
 
 def test_a_record_changed_through_iteration_is_caught(domains_dir):
-    runtime = RUNTIME["airline"]
+    runtime = runtime_domain("airline")
     source, _ = load_repaired(load_rules("airline"), ROOT, domains_dir)
     [model] = runtime.models().values()
     shared = Shared(model, source.db)

@@ -109,11 +109,11 @@ def test_all_with_one_domains_folder_is_refused_before_any_work(domains_dir, tmp
 
 
 def test_every_domains_own_data_is_recognised(domains_dir):
-    from jtau import DOMAINS
+    from jtau.domains import listed
     from jtau.source import has_source
     from jtau.source.load import identify
 
-    here = [name for name in DOMAINS if has_source(name, domains_dir)]  # banking_knowledge: tau2-bench 1.0.1's
+    here = [name for name in listed() if has_source(name, domains_dir)]  # banking_knowledge: tau2-bench 1.0.1's
     assert [identify(domains_dir / name) for name in here] == here
     assert identify(domains_dir) is None  # the folder holding them is no one domain
 

@@ -70,7 +70,7 @@ def test_a_dollar_figure_the_rules_call_no_money_stays_a_number():
     them 700 (not 70,000円), while money beside them is still yen."""
     maps = load_maps(ROOT / "entity_maps")
     rules = load_rules("banking_knowledge")
-    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, banking=True, not_money=rules.not_money)
+    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, whole_entities=True, not_money=rules.not_money)
     template = recognizer.templatize("Minimum credit score: $640\n- Annual fee: $95")
     assert [e.kind for _, e in template.entities] == ["NUMBER", "MONEY"]
     rendered = Renderer(Localizer(maps)).render(template.text, template)
@@ -103,7 +103,7 @@ def test_an_amount_in_words_and_the_currencys_name_are_the_arms(arm, said):
     maps = load_maps(ROOT / "entity_maps")
     rules = load_rules("banking_knowledge")
     words = {"three to four thousand(?=, five)": "3000-4000", "(?<=, )five(?= at most)": "5000"}
-    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, banking=True, not_money=rules.not_money,
+    recognizer = Recognizer(maps, rules.tasks.frozen_tokens, {}, whole_entities=True, not_money=rules.not_money,
                             money_in_words=words)
     template = recognizer.templatize("offer me twenty bucks? three to four thousand, five at most. Every dollar "
                                      "counts, for every dollar you spend")
@@ -129,7 +129,7 @@ def test_an_amount_written_as_a_tool_takes_it_stays_bare_in_the_arms_money(arm, 
 
     maps = load_maps(ROOT / "entity_maps")
     rules = load_rules("banking_knowledge")
-    recognizer = Recognizer(maps, {}, {}, banking=True, bare_amounts=rules.bare_amounts)
+    recognizer = Recognizer(maps, {}, {}, whole_entities=True, bare_amounts=rules.bare_amounts)
     template = recognizer.templatize("annual_income=55000")
     assert [e.kind for _, e in template.entities] == ["AMOUNT"]
     assert Renderer(Localizer.for_rules(maps, rules, ARMS[arm])).render(template.text, template) == said
@@ -143,6 +143,6 @@ def test_an_amount_named_by_a_letter_is_in_the_arms_money(arm, said):
 
     maps = load_maps(ROOT / "entity_maps")
     rules = load_rules("banking_knowledge")
-    template = Recognizer(maps, {}, {}, banking=True).templatize("$X plus $Y")
+    template = Recognizer(maps, {}, {}, whole_entities=True).templatize("$X plus $Y")
     assert [e.kind for _, e in template.entities] == ["AMOUNT_NAME", "AMOUNT_NAME"]
     assert Renderer(Localizer.for_rules(maps, rules, ARMS[arm])).render(template.text, template) == said

@@ -386,9 +386,9 @@ def test_one_word_for_a_human_agent_data_saver_and_a_given_name_that_is_no_noun(
                          e["source"]):
                 assert re.search("人間のエージェント|transfer_to_human_agents|転送|引き継", e["target"]), e["source"]
                 assert "担当者への転送" not in e["target"], e["source"]
-    runtime = ROOT / "src" / "jtau" / "runtime"
-    texts = [e["target"] for e in memory("telecom")] + [(runtime / n).read_text() for n in
-                                                     ("telecom_tools.ja.yaml", "telecom_user_tools.ja.yaml")]
+    telecom = ROOT / "src" / "jtau" / "domains" / "telecom"
+    texts = [e["target"] for e in memory("telecom")] + [(telecom / n).read_text() for n in
+                                                     ("tools.ja.yaml", "user_tools.ja.yaml")]
     assert not [t for t in texts if "データセーバーモード" in t]
     yusuf = load_maps(ROOT / "entity_maps").people.given_names["Yusuf"]
     assert yusuf.kanji == "祐樹" and yusuf.romaji == "Yuki"  # the romaji, so ids and emails, unchanged

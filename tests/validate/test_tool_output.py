@@ -217,7 +217,7 @@ def returned_texts() -> dict[str, str]:
     return out
 
 
-# texts runtime/telecom.py writes itself in the arm's language and money (they name an amount)
+# texts domains/telecom/environment.py writes itself in the arm's language and money (they name an amount)
 WRITTEN_BY_JTAU = {"Line suspended successfully. $5/month holding fee will apply.",
                    "Successfully added {gb_amount} GB of data for line {line_id} for ${charge_amount}",
                    "You have a payment request for bill {payment_request.bill_id} of {payment_request.amount_due} USD.",

@@ -18,7 +18,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from jtau import DOMAINS, TAU3_ONLY, __version__
+from jtau import __version__
+from jtau.domains import listed as listed_domains
+from jtau.domains import names as domain_names
+from jtau.domains import spec as domain_spec
 from jtau.errors import InputError, JtauError
 from jtau.util.limits import check_path, printable
 
@@ -83,7 +86,7 @@ def checked_path(value: Path | None) -> Path | None:
     return value
 
 
-KNOWN = ", ".join(DOMAINS)
+KNOWN = ", ".join(listed_domains())
 DomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}, or all.")]
 OneDomainArg = Annotated[str, typer.Argument(help=f"Domain: {KNOWN}.")]
 SourceOpt = Annotated[Optional[Path], typer.Option(
@@ -95,15 +98,14 @@ OutOpt = Annotated[Optional[Path], typer.Option(
 
 
 def domains(domain: str, allow_all: bool = True) -> list[str]:
-    """The domains a DOMAIN argument names: one of jtau.DOMAINS, or (where allowed) all; a
-    domain being built (its rules exist, it is not in DOMAINS yet) is taken by name only."""
+    """The domains a DOMAIN argument names: a listed one (jtau.domains), or (where allowed) all; a
+    domain being built (its folder exists, its spec says `listed: false`) is taken by name only."""
+    known = listed_domains()
     if allow_all and domain == "all":
-        return list(DOMAINS)
-    if domain not in DOMAINS:
-        from jtau import rules
-
-        if domain not in rules.available():
-            offered = [*DOMAINS, *(["all"] if allow_all else [])]
+        return known
+    if domain not in known:
+        if domain not in domain_names():
+            offered = [*known, *(["all"] if allow_all else [])]
             typed = domain.lower()
             close = ([name for name in offered if len(typed) >= 3 and name.startswith(typed)]
                      or difflib.get_close_matches(typed, offered, n=1, cutoff=0.6))
@@ -123,7 +125,7 @@ def several(names: list[str], source: Path | None) -> list[str]:
 
     root, origin = source_root(source)  # no data at all: that, not a domain left out
     where = None if origin == "installed tau2 package" else f"{root} ({origin})"
-    kept = [name for name in names if name not in TAU3_ONLY or has_source(name, source)]
+    kept = [name for name in names if not domain_spec(name).tau3_only or has_source(name, source)]
     for name in sorted(set(names) - set(kept)):
         err_console.print(Text(f"note: left out: {tau3_only(name, where)}"), soft_wrap=True)
     check_sources(kept, source)

@@ -93,11 +93,12 @@ def verify(
             done(f"verify {domain}: not every task commutes ({sum(failing.values())} failing in {', '.join(failing)})",
                  f"{folders.command('verify', domain, *arm_options, '--json', 'FILE')} (every problem of every task)")
             raise typer.Exit(1)
-        from jtau.runtime.domains import RUNTIME
+        from jtau.runtime.domains import runtime_domain
 
         elsewhere = out and out.resolve() != out_dir(None, root, names[0]).parent.resolve()
         done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(reports)})",
-             f"jtau tau2 run --domain {RUNTIME[names[0]].name} --user user_simulator_ja-en-prompt --agent-llm MODEL "
+             f"jtau tau2 run --domain {runtime_domain(names[0]).name} --user user_simulator_ja-en-prompt "
+             "--agent-llm MODEL "
              "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, root, names[0]).parent}'s data, "
                                                      f"not {out}'s)" if elsewhere else ")"))
     except JtauError as exc:

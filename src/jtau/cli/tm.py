@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 
 import typer
 
-from jtau import TAU3_ONLY
 from jtau.cli.common import (
     Folders,
     OneDomainArg,
@@ -22,6 +21,7 @@ from jtau.cli.common import (
     say_detail,
 )
 from jtau.cli.localize import plan
+from jtau.domains import spec as domain_spec
 from jtau.errors import InputError, JtauError
 from jtau.util.listing import counted
 
@@ -85,7 +85,7 @@ def _export_memory(domain: str, out: Path, status: str, format: str | None, tm: 
     from jtau.translate.tm import TranslationMemory
 
     memory = TranslationMemory(tm or tm_dir(project_root()), domain)
-    why = tau3_only(domain) if domain in TAU3_ONLY else f"{domain}'s source is not found"
+    why = tau3_only(domain) if domain_spec(domain).tau3_only else f"{domain}'s source is not found"
     if status == "missing":
         raise InputError(f"which segments the memory lacks is known only from the source ({why}); "
                          "without it, export what the memory holds: --status draft, reviewed, machine or all")

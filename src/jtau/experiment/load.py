@@ -25,11 +25,11 @@ def temperature_of(plan: dict, where: str) -> float:
 
 def takes_retrieval(domain: str) -> bool:
     """Whether a domain's runs depend on the retrieval configuration (banking_knowledge)."""
-    from jtau.runtime.arms import source_of
-    from jtau.runtime.domains import RUNTIME
+    from jtau.domains import source_of
+    from jtau.runtime.domains import runtime_domain
 
     found = source_of(domain)
-    return bool(found and RUNTIME[found[0]].retrieval)
+    return bool(found and runtime_domain(found[0]).retrieval)
 
 
 def experiment_traces(*folders: Path) -> tuple[dict, list[Trace]]:

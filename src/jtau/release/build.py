@@ -27,7 +27,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from jtau import DOMAINS, __version__, dataset_files
+from jtau import __version__, dataset_files
+from jtau.domains import listed as listed_domains
 from jtau.errors import CheckFailed, InputError
 from jtau.project import DATASET_DIR, default_out, patches_dir, tm_dir
 from jtau.release.card import DomainFacts, dataset_card
@@ -61,7 +62,7 @@ class Domain:
 def release_files(root: Path) -> dict[str, bytes]:
     """Every file of the release of the checkout at `root` (path in DIR -> bytes)."""
     project = pyproject(root)
-    domains = [domain_files(root, name, project["version"]) for name in DOMAINS]
+    domains = [domain_files(root, name, project["version"]) for name in listed_domains()]
     dataset = dataset_of(root, domains)
     package = package_files(root)
     readme = _read(root / project.get("readme", "README.md")).decode("utf-8")
@@ -164,7 +165,7 @@ def package_files(root: Path) -> dict[str, bytes]:
 
 def facts_of(root: Path, domain: Domain) -> DomainFacts:
     """What the card says of a domain, counted from its files."""
-    from jtau.runtime.domains import RUNTIME
+    from jtau.runtime.domains import runtime_domain
 
     manifest = domain.manifest
     tasks = json.loads(domain.files["tasks.json"])
@@ -173,7 +174,7 @@ def facts_of(root: Path, domain: Domain) -> DomainFacts:
     if path.is_file():
         memory.update(json.loads(line)["status"] for line in path.read_text(encoding="utf-8").splitlines() if line)
     repairs = len(list(patches_dir(root, domain.name).glob("*.yaml")))
-    return DomainFacts(domain.name, RUNTIME[domain.name].name, f"data/{domain.name}", domain.digest, len(tasks),
+    return DomainFacts(domain.name, runtime_domain(domain.name).name, f"data/{domain.name}", domain.digest, len(tasks),
                        len(domain.files), domain.stored_once, int(manifest["exchange_rate"]["rate"]), repairs,
                        dict(memory))
 

@@ -28,7 +28,7 @@ import orjson
 from jtau.arms import ARMS
 from jtau.maps.model import EntityMaps
 from jtau.rules import DomainRules, available, load_rules
-from jtau.swap import banking
+from jtau.swap import notations
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import MoneyError, evaluate
 from jtau.util import jsonpath
@@ -61,8 +61,8 @@ def localized_space(language: str) -> bool:
 
 def rules_of(benchmark: str) -> DomainRules | None:
     """The J-tau domain rules of a tau2 domain name without its arm (`telecom-workflow` is
-    telecom's tasks under another policy: runtime/arms.VARIANTS)."""
-    from jtau.runtime.arms import source_of
+    telecom's tasks under another policy: its spec's variants, jtau.domains)."""
+    from jtau.domains import source_of
 
     found = source_of(f"{benchmark}_ja")
     name = found[0] if found else benchmark
@@ -166,8 +166,8 @@ class Canonicalizer:
     def _same_date(value: str) -> str:
         """A banking date in either notation the boundary takes, as J-tau writes it."""
         try:
-            return banking.date_ja(value)
-        except banking.FormatError:
+            return notations.date_ja(value)
+        except notations.FormatError:
             return value
 
     # --- a trace ---------------------------------------------------------------------------

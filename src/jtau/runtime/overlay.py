@@ -2,7 +2,7 @@
 overridden and every description in Japanese, and the domain object tau2's registry wants
 (an environment constructor, tasks and splits read from the localized folder).
 
-The per-domain modules (runtime/airline.py, runtime/retail.py) say only what differs:
+The per-domain modules (domains/airline/environment.py, domains/retail/environment.py) say only what differs:
 which tools hold locale facts, and how they are computed in yen.  Each builds any arm
 (jtau.arms): the overrides where the entities are J-tau's, the Japanese descriptions and
 messages where the text is Japanese; `en` is tau2's own environment (runtime/arms.py).
@@ -16,7 +16,6 @@ import json
 import re
 from collections.abc import Callable
 from decimal import Decimal
-from importlib import resources
 from pathlib import Path
 from types import FunctionType
 from typing import TypeVar
@@ -28,7 +27,7 @@ from tau2.data_model.tasks import Task
 from tau2.environment.environment import Environment
 from tau2.environment.toolkit import TOOL_ATTR, TOOL_TYPE_ATTR, ToolKitBase
 
-from jtau import dataset_files
+from jtau import dataset_files, domains
 from jtau.runtime.compat import adapt_task
 from jtau.runtime.messages import render, table
 from jtau.runtime.tool_errors import japanese_error
@@ -63,20 +62,22 @@ def docstring(spec: dict, types: dict[str, str] | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def descriptions(domain: str) -> dict:
-    """The Japanese tool descriptions of a domain (`runtime/<domain>_tools.ja.yaml`)."""
-    path = resources.files(__package__) / f"{domain}_tools.ja.yaml"
+def descriptions(domain: str, toolkit: str = "tools") -> dict:
+    """The Japanese descriptions of a domain's toolkit (its folder's `tools.ja.yaml`, or
+    `user_tools.ja.yaml`: the customer's)."""
+    path = domains.spec(domain).path(f"{toolkit}.ja.yaml")
     return yaml.safe_load(path.read_text(encoding="utf-8"))
 
 
-def arm_descriptions(domain: str, arm, maps) -> tuple[dict, Callable[[str | None], str | None] | None]:
+def arm_descriptions(domain: str, arm, maps,
+                     toolkit: str = "tools") -> tuple[dict, Callable[[str | None], str | None] | None]:
     """(the descriptions table, a function of tau2's English docstrings or None) of an arm
     (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
     English in J-tau's notation (`ja-entities`: text/notation.py); tau2's own (`en`)."""
     from jtau.text.notation import Notation
 
     if arm.japanese_text:
-        texts = descriptions(domain)
+        texts = descriptions(domain, toolkit)
         return (texts if arm.localizes_entities else Notation(maps).table_in_source(texts)), None
     return {"tools": {}}, (Notation(maps).english_in_jtau if arm.localizes_entities else None)
 

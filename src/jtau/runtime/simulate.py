@@ -37,11 +37,11 @@ class Settings:
 def run_one(domain: str, task, user: str, seed: int, settings: Settings) -> dict:
     """A tau2 SimulationRun of `task` in `domain` (registered), as JSON (its policy left out:
     the experiment's manifest names the dataset)."""
-    from jtau.runtime.arms import source_of
-    from jtau.runtime.domains import RUNTIME
+    from jtau.domains import source_of
+    from jtau.runtime.domains import runtime_domain
 
     found = source_of(domain)
-    retrieval = settings.retrieval_config if found and RUNTIME[found[0]].retrieval else None
+    retrieval = settings.retrieval_config if found and runtime_domain(found[0]).retrieval else None
     if is_tau3():
         from tau2.data_model.simulation import TextRunConfig
         from tau2.runner import run_single_task

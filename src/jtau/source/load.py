@@ -126,11 +126,11 @@ def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: 
     parts = [(files.db, db)] if isinstance(files.db, str) else [(n, db[files.db_part(n)]) for n in files.db_files]
     errors = []
     for name, data in parts:
-        schema = rules.schemas.get("db" if isinstance(files.db, str) else files.db_part(name))
-        if schema:
-            errors += check_schema(data, schema, str(folder / name))
+        part = "db" if isinstance(files.db, str) else files.db_part(name)
+        if part in rules.schemas:
+            errors += check_schema(data, rules.schema_path(part), str(folder / name))
     if "tasks" in rules.schemas:
-        errors += check_schema(tasks, rules.schemas["tasks"], str(folder / files.tasks), item_schema=True)
+        errors += check_schema(tasks, rules.schema_path("tasks"), str(folder / files.tasks), item_schema=True)
     if errors:
         raise InputError(f"{folder}: the source data{label} does not have the types of tau2's data model",
                          first(errors, 10))

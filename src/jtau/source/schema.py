@@ -1,4 +1,4 @@
-"""JSON Schemas of tau2's data model, shipped in `jtau/schemas/` (see
+"""JSON Schemas of tau2's data model, shipped in each domain's folder (jtau/domains/; see
 scripts/export_schemas.py), so that validation needs no tau2 install.
 
 Validated with jsonschema-rs: the airline db (7 MB) takes 5 ms there, 1.3 s with the
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from functools import cache
-from importlib import resources
+from pathlib import Path
 
 import jsonschema_rs
 
@@ -19,14 +19,14 @@ MAX_ERRORS = 20
 
 
 @cache
-def validator(name: str):
-    schema = json.loads((resources.files("jtau") / "schemas" / name).read_text(encoding="utf-8"))
+def validator(path: Path):
+    schema = json.loads(path.read_text(encoding="utf-8"))
     return jsonschema_rs.validator_for(schema)
 
 
-def check_schema(data, schema_name: str, file: str, item_schema: bool = False) -> list[str]:
-    """Errors of `data` against a schema; with `item_schema`, `data` is a list of items."""
-    check = validator(schema_name)
+def check_schema(data, schema: Path, file: str, item_schema: bool = False) -> list[str]:
+    """Errors of `data` against a schema file; with `item_schema`, `data` is a list of items."""
+    check = validator(schema)
     items = enumerate(data) if item_schema else [(None, data)]
     errors: list[str] = []
     for index, item in items:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from jtau.arms import ARMS, JTAU_ARM, LANGUAGE_KINDS, Arm
 from jtau.maps.model import EntityMaps
 from jtau.rules.formats import convert as convert_format
-from jtau.swap import banking
+from jtau.swap import notations
 from jtau.swap.money import MoneyError, convert_amount, convert_expression, format_yen, yen_in
 
 USER_ID = re.compile(r"^([a-z]+)_([a-z]+)_(\d+)$")
@@ -79,7 +79,7 @@ class Localizer:
             "money": self.money,
             "money_text": lambda v: format_yen(self.money(v), maps.locale.currency.suffix),
             "money_expression": self.money_expression,
-            # banking_knowledge (swap/banking.py): whole values through entity_maps/banking.yaml
+            # whole values through entity_maps/banking.yaml (banking_knowledge's)
             "bank_person": lambda v: self._lookup(maps.banking.people, "bank_person", v).name,
             "cardholder": self.cardholder,
             "bank_address": lambda v: self._lookup(maps.banking.addresses, "bank_address", v),
@@ -88,11 +88,11 @@ class Localizer:
             "merchant": lambda v: self._lookup(maps.banking.merchants, "merchant", v),
             "bank_description": lambda v: self._lookup(maps.banking.descriptions, "bank_description", v),
             "bank_product": lambda v: self._lookup(maps.catalog.banking_products, "bank_product", v),
-            "date_mdy": self._format("date_mdy", banking.date_ja),
-            "clock_est": self._format("clock_est", banking.clock_ja),
+            "date_mdy": self._format("date_mdy", notations.date_ja),
+            "clock_est": self._format("clock_est", notations.clock_ja),
             "money_dollars": self._format(
-                "money_dollars", lambda v: banking.money_text_ja(v, self.rate, maps.locale.currency.suffix)),
-            "money_decimal": self._format("money_decimal", lambda v: banking.money_decimal_ja(v, self.rate)),
+                "money_dollars", lambda v: notations.money_text_ja(v, self.rate, maps.locale.currency.suffix)),
+            "money_decimal": self._format("money_decimal", lambda v: notations.money_decimal_ja(v, self.rate)),
         }
 
     @classmethod
@@ -187,7 +187,7 @@ class Localizer:
         def converter(value):
             try:
                 return convert(value)
-            except (banking.FormatError, MoneyError) as exc:
+            except (notations.FormatError, MoneyError) as exc:
                 raise Unmapped(kind, value, str(exc)) from None
         return converter
 

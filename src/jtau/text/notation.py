@@ -7,7 +7,7 @@ follow the arm's entities while the words follow its text.
   credit" -> "e.g., 2500 for a ¥2,500 credit", "1 point per dollar" -> "per ¥100", MM/DD/YYYY ->
   YYYY/MM/DD, EST -> JST, 'JFK' -> 'KIX', 'USA' -> '日本', a US institution as J-tau's ("SSN" -> "ID
   document number", locale.yaml `institutions`);
-- `japanese_in_source(text)`: J-tau's Japanese descriptions (`runtime/*_tools.ja.yaml`) for an arm
+- `japanese_in_source(text)`: J-tau's Japanese descriptions (`domains/*/tools.ja.yaml`) for an arm
   with Japanese text and the source's entities (`ja-text`): the same facts the other way
   (（円） -> （ドル）, 50,000円 -> $500, 100円単位 -> 1ドル単位, 「2,500円のクレジットなら 2500」 ->
   「$25のクレジットなら 25」).
@@ -128,7 +128,7 @@ class Notation:
         amount = _decimal(figure) / self.rate
         return f"${amount:,.0f}" if amount == amount.to_integral_value() else f"${amount:,.2f}"
 
-    # --- a tool-description table (runtime/*_tools.ja.yaml) ------------------------------------------
+    # --- a tool-description table (domains/*/tools.ja.yaml) ------------------------------------------
 
     def table_in_source(self, texts):
         """Every string of a descriptions table, `japanese_in_source`."""

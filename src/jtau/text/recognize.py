@@ -92,7 +92,7 @@ BANK_DATE_PATTERN = ("BANK_DATE", r"\b\d{2}/\d{2}/\d{4}\b")
 class Recognizer:
     def __init__(self, maps: EntityMaps, frozen: dict[str, FrozenToken] | None = None,
                  known: dict[str, set[str]] | None = None, glossary: Glossary = EMPTY,
-                 banking: bool = False, not_money: NotMoney | None = None,
+                 whole_entities: bool = False, not_money: NotMoney | None = None,
                  money_in_words: dict[str, str] | None = None, bare_amounts: list[str] | None = None):
         self.known = known or {}
         # the rules' amounts said without a currency word (regex -> dollars)
@@ -105,9 +105,9 @@ class Recognizer:
             self.amounts.insert(0, ("AMOUNT", "|".join(f"(?:{pattern})" for pattern in bare_amounts)))
         self.not_money = (re.compile(not_money.before), re.compile(not_money.after)) if not_money else None
         self.figures = list(not_money.figures.items()) if not_money else []
-        self.not_entities = tuple(maps.banking.not_entities) if banking else ()
-        if banking:
-            self._banking(maps, frozen or {}, glossary)
+        self.not_entities = tuple(maps.banking.not_entities) if whole_entities else ()
+        if whole_entities:
+            self._whole_entities(maps, frozen or {}, glossary)
             return
         self.lexicon = self._lexicon(maps, glossary)
         parts = [f"(?P<{kind}>{pattern})" for kind, pattern in [*PATTERNS, *self.amounts]]
@@ -133,10 +133,10 @@ class Recognizer:
         from jtau.rules import known_tokens
 
         return cls(maps, rules.tasks.frozen_tokens, known_tokens(rules, db), glossary,
-                   banking=rules.text_lexicon == "banking", not_money=rules.not_money,
+                   whole_entities=rules.whole_entities, not_money=rules.not_money,
                    money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)
 
-    def _banking(self, maps: EntityMaps, frozen: dict[str, FrozenToken], glossary: Glossary) -> None:
+    def _whole_entities(self, maps: EntityMaps, frozen: dict[str, FrozenToken], glossary: Glossary) -> None:
         """banking_knowledge's text names its entities whole (entity_maps/banking.yaml: a person's
         full name, a one-line address, a merchant) and its products (the catalog's
         banking_products); first, so that an address is one entity, not a street and a city.

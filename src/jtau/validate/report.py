@@ -47,13 +47,13 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     arm = arm or ARMS[JTAU_ARM]
     rate = maps.locale.currency.rate if arm.localizes_entities else Decimal(1)
     if isinstance(files.db, str) and "db" in rules.schemas:
-        report.add("schema", check_schema(out.db, rules.schemas["db"], files.db))
+        report.add("schema", check_schema(out.db, rules.schema_path("db"), files.db))
     for name in files.db_files if not isinstance(files.db, str) else []:  # one schema per db file
         part = files.db_part(name)
         if part in rules.schemas:
-            report.errors += check_schema(out.db[part], rules.schemas[part], name)
+            report.errors += check_schema(out.db[part], rules.schema_path(part), name)
     if "tasks" in rules.schemas:
-        report.errors += check_schema(out.tasks, rules.schemas["tasks"], files.tasks, item_schema=True)
+        report.errors += check_schema(out.tasks, rules.schema_path("tasks"), files.tasks, item_schema=True)
     if len(out.tasks) != len(source.tasks) or [t["id"] for t in out.tasks] != [t["id"] for t in source.tasks]:
         report.errors.append(f"{files.tasks}: task ids differ from the source")
         return report
@@ -124,7 +124,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     if not arm.japanese_text:
         return report
     names = (language.latin_of([*maps.banking.merchants.values(), *maps.banking.text_words.values()])
-             if rules.text_lexicon == "banking" else frozenset())
+             if rules.whole_entities else frozenset())
     if not arm.localizes_entities:  # the source's names, places and merchants, as the source writes them
         names |= language.source_entity_words(maps)
     errors, warnings, checked = language.check_language(source, out, rules, glossary, action_pairs, names)

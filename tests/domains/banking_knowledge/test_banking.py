@@ -41,9 +41,9 @@ def test_the_boundary_is_its_own_inverse_on_the_whole_db():
     form it holds dollars, English product names and MM/DD/YYYY dates."""
     from tau2.domains.banking_knowledge.data_model import TransactionalDB
 
+    from jtau.domains.banking_knowledge.boundary import Boundary
     from jtau.maps import load_maps
     from jtau.rules import load_rules
-    from jtau.runtime.banking_boundary import Boundary
 
     boundary = Boundary(load_maps(ROOT / "entity_maps"), load_rules("banking_knowledge"))
     db = TransactionalDB.load(str(OUT / "db.json"))

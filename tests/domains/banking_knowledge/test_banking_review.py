@@ -19,6 +19,7 @@ from jtau.translate import check
 
 OUT = ROOT / "data" / "domains" / "banking_knowledge"
 RUNTIME = ROOT / "src" / "jtau" / "runtime"
+BANKING = ROOT / "src" / "jtau" / "domains" / "banking_knowledge"
 tau3_only = pytest.mark.skipif(not banking_here(), reason="tau2-bench 1.0.1 with its data (TAU2_DATA_DIR) only")
 
 
@@ -50,8 +51,8 @@ def japanese_texts() -> dict[str, str]:
     texts = {f"documents/{name}": json.dumps(doc, ensure_ascii=False) for name, doc in documents().items()}
     texts |= {str(p.relative_to(OUT)): p.read_text(encoding="utf-8") for p in sorted((OUT / "prompts").rglob("*.md"))}
     texts["tasks.json"] = (OUT / "tasks.json").read_text(encoding="utf-8")
-    for name in ("banking_knowledge_messages.ja.yaml", "banking_knowledge_tools.ja.yaml"):
-        texts[name] = (RUNTIME / name).read_text(encoding="utf-8")
+    for name in ("messages.ja.yaml", "tools.ja.yaml"):
+        texts[name] = (BANKING / name).read_text(encoding="utf-8")
     return texts
 
 
@@ -150,10 +151,10 @@ def test_beneficiary_instructions_are_the_payees_payment_details():
 # --- 4. whole dollars are 100円単位 -------------------------------------------------------------
 
 def test_the_tool_texts_say_that_amounts_go_by_100_yen():
-    tools = yaml.safe_load((RUNTIME / "banking_knowledge_tools.ja.yaml").read_text(encoding="utf-8"))["tools"]
+    tools = yaml.safe_load((BANKING / "tools.ja.yaml").read_text(encoding="utf-8"))["tools"]
     assert "100円単位" in tools["submit_credit_limit_increase_request_7392"]["args"]["requested_increase_amount"]
     assert "100円単位" in tools["request_temporary_debit_card_limit_increase_8374"]["args"]["new_limit"]
-    table = yaml.safe_load((RUNTIME / "banking_knowledge_messages.ja.yaml").read_text(encoding="utf-8"))
+    table = yaml.safe_load((BANKING / "messages.ja.yaml").read_text(encoding="utf-8"))
     whole = table["messages"]["Error: Invalid requested_increase_amount. Must be a whole number of dollars."]
     assert "100円単位" in whole and "円単位の整数" not in whole
     assert "100円単位" in table["messages"]["Error: new_limit must be an integer, got '{new_limit}'."]
@@ -165,9 +166,9 @@ def test_an_amount_that_is_no_multiple_of_100_yen_is_refused_in_those_words():
     required and shows the amount in yen; 250,000円 is accepted."""
     from tau2.data_model.message import ToolCall
 
+    from jtau.domains.banking_knowledge.environment import BankingJa
     from jtau.maps import load_maps
     from jtau.rules import load_rules
-    from jtau.runtime.banking_knowledge import BankingJa
 
     env = BankingJa(OUT, load_maps(ROOT / "entity_maps"), load_rules("banking_knowledge")).get_environment(
         retrieval_variant="no_knowledge")
@@ -229,7 +230,7 @@ def test_the_customer_is_okyakusama_in_hiragana_everywhere(domain):
     assert not [e["key"] for e in memory(domain) if "お客様" in e["target"]]
     folder = ROOT / "data" / "domains" / domain
     assert not [str(p) for p in folder.rglob("*") if p.is_file() and "お客様" in p.read_text(encoding="utf-8")]
-    for path in RUNTIME.glob("*.ja.*"):
+    for path in [*RUNTIME.glob("*.ja.*"), *BANKING.parent.glob("*/*.ja.*")]:
         assert "お客様" not in path.read_text(encoding="utf-8"), path
     for path in RUNTIME.glob("*.md"):
         assert "お客様" not in path.read_text(encoding="utf-8"), path

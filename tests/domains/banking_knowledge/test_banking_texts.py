@@ -32,14 +32,14 @@ def _tau3() -> bool:
 
 pytestmark = pytest.mark.skipif(not _tau3(), reason="banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
 
-RUNTIME = ROOT / "src" / "jtau" / "runtime"
+BANKING = ROOT / "src" / "jtau" / "domains" / "banking_knowledge"
 JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 FIELD = re.compile(r"\{(\w+)\}")
 PRODUCT_FIELDS = {"level", "card_type", "credit_card_type", "referred_account_type", "account_class", "card_name"}
 
 
 def load(name: str) -> dict:
-    return yaml.safe_load((RUNTIME / name).read_text(encoding="utf-8"))
+    return yaml.safe_load((BANKING / name).read_text(encoding="utf-8"))
 
 
 def extraction():
@@ -80,7 +80,7 @@ def test_every_tool_of_both_toolkits_has_a_japanese_description_with_every_argum
 
     from jtau.runtime.overlay import docstring
 
-    texts = load("banking_knowledge_tools.ja.yaml")["tools"]
+    texts = load("tools.ja.yaml")["tools"]
     seen, discoverable = set(), 0
     for cls in toolkits():
         for name, tool in tools_of(cls).items():
@@ -114,7 +114,7 @@ def test_every_tool_of_both_toolkits_has_a_japanese_description_with_every_argum
 
 
 def test_tool_descriptions_keep_the_literals_the_tools_compare_and_write_yen():
-    texts = load("banking_knowledge_tools.ja.yaml")["tools"]
+    texts = load("tools.ja.yaml")["tools"]
     from tau2.domains.banking_knowledge.tools import KnowledgeTools
 
     for name, tool in tools_of(KnowledgeTools).items():
@@ -122,7 +122,7 @@ def test_tool_descriptions_keep_the_literals_the_tools_compare_and_write_yen():
         japanese = json.dumps(texts[name], ensure_ascii=False)
         for literal in re.findall(r"'([a-z0-9]+(?:_[a-z0-9]+)+|[a-z]+)'", english):
             assert f"'{literal}'" in japanese, (name, literal)  # 'keep_active', 'checking', 'damaged'
-    everything = (RUNTIME / "banking_knowledge_tools.ja.yaml").read_text(encoding="utf-8").split("\ntools:\n", 1)[1]
+    everything = (BANKING / "tools.ja.yaml").read_text(encoding="utf-8").split("\ntools:\n", 1)[1]
     assert "$" not in everything and "dollar" not in everything and "USD" not in everything
     assert "50,000円" in texts["file_debit_card_transaction_dispute_6281"]["args"]["police_report_filed"]
     assert "MM/DD/YYYY" not in everything and "EST" not in everything
@@ -133,7 +133,7 @@ def test_tool_descriptions_keep_the_literals_the_tools_compare_and_write_yen():
 def test_every_message_the_tools_write_is_in_japanese_with_its_fields():
     module = extraction()
     found = module.extract()  # the installed tau2's code
-    table = load("banking_knowledge_messages.ja.yaml")
+    table = load("messages.ja.yaml")
     assert module.problems(found, table) == []
     kinds = Counter(info.kind for info in found.values())
     errors = [k for k, info in found.items() if info.kind == "message" and k.startswith("Error")]
@@ -241,7 +241,7 @@ def test_the_tool_texts_use_the_glossary_renderings_the_pipeline_would_demand():
         load_glossary(ROOT / "glossaries" / "ja.banking_knowledge.yaml"))
     fixed = {surface: glossary.terms[term].ja for surface, term in glossary.surfaces("enforce").items()}
     pairs = []
-    texts = load("banking_knowledge_tools.ja.yaml")["tools"]
+    texts = load("tools.ja.yaml")["tools"]
     for cls in toolkits():
         for name, tool in tools_of(cls).items():
             parsed, spec = parse_discoverable_tool_docstring(tool), texts[name]
@@ -250,7 +250,7 @@ def test_the_tool_texts_use_the_glossary_renderings_the_pipeline_would_demand():
             returns = docstring_parser.parse(inspect.getdoc(tool)).returns
             if returns:
                 pairs.append((returns.description, spec["returns"]))
-    table = load("banking_knowledge_messages.ja.yaml")
+    table = load("messages.ja.yaml")
     pairs += [pair for section in ("messages", "field_values") for pair in table[section].items()]
     exceptions = {"Freeze Pending Investigation"}  # "pending" here is "until": 調査完了まで
     missing = []

@@ -100,7 +100,7 @@ def test_telecom_ja_writes_yen_into_bills():
 def test_the_phone_names_a_payment_request_in_yen_in_japanese(domains_dir):
     from tau2.data_model.tasks import Task
 
-    from jtau.runtime.domains import RUNTIME
+    from jtau.runtime.domains import runtime_domain
     from jtau.runtime.tau2_entry import jtau_domains
     from jtau.runtime.verify import replay
 
@@ -109,7 +109,7 @@ def test_the_phone_names_a_payment_request_in_yen_in_japanese(domains_dir):
     [source_task] = [Task.model_validate(t) for t in source_tasks if t["id"] == task_id]
     [task] = [t for t in jtau_domains(ROOT)["telecom_ja"].get_tasks(None) if t.id == task_id]
     said = []
-    for make, this in ((RUNTIME["telecom"].source_environment(), source_task),
+    for make, this in ((runtime_domain("telecom").source_environment(), source_task),
                        (jtau_domains(ROOT)["telecom_ja"].get_environment, task)):
         _, trajectory, outcomes = replay(make, this)
         assert outcomes[:2] == ["ok", "ok"]  # send_payment_request, make_payment
@@ -179,6 +179,6 @@ def test_goodwill_credit_and_the_suspension_fee_have_one_japanese_name_everywher
                                        arguments={"customer_id": customer.customer_id, "line_id": line.line_id,
                                                   "reason": "travel"}))
     assert not result.error and "利用停止手数料として月額500円" in result.content
-    tool_texts = "".join((ROOT / "src" / "jtau" / "runtime" / n).read_text()
-                         for n in ("telecom_tools.ja.yaml", "telecom_user_tools.ja.yaml", "tool_errors.ja.yaml"))
+    tool_texts = "".join((ROOT / "src" / "jtau" / n).read_text() for n in (
+        "domains/telecom/tools.ja.yaml", "domains/telecom/user_tools.ja.yaml", "runtime/tool_errors.ja.yaml"))
     assert not wrong.search(tool_texts) and "利用停止" in tool_texts

@@ -5,8 +5,8 @@ tau2's telecom tool code writes dollars into bills and messages: `refuel_data` a
 item "Data refueling: 2.0 GB at $2.0/GB", `suspend_line` mentions a "$5/month" holding fee,
 and the overdue-bill set-up writes "Charge for line L1002".  The overlay writes the Japanese
 forms of the rules' `formats` (the same text the localization gives the source's bills) and
-yen; descriptions of both toolkits are Japanese (`telecom_tools.ja.yaml`,
-`telecom_user_tools.ja.yaml`).  What the phone shows (status bar, speed test, every message of
+yen; descriptions of both toolkits are Japanese (`domains/telecom/tools.ja.yaml`,
+`domains/telecom/user_tools.ja.yaml`).  What the phone shows (status bar, speed test, every message of
 the customer's tools) reads in the text's language (tool_results.ja.yaml), and a payment request
 names its amount in the arm's money (tau2 writes "of 45.0 USD" after the bill's amount, which
 J-tau holds in yen).
@@ -122,7 +122,7 @@ def tools_classes(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) 
 
     phone = {"check_payment_request": check_payment_request, "make_payment": make_payment} \
         if arm.localizes_entities or arm.japanese_text else {}
-    texts, document = arm_descriptions("telecom_user", arm, maps)
+    texts, document = arm_descriptions("telecom", arm, maps, "user_tools")
     user = overlay_class(TelecomUserTools, "JTauTelecomUserTools", phone, texts, document=document)
     return agent, user
 

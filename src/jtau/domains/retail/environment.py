@@ -2,7 +2,7 @@
 
 tau2's retail tools hold less locale than airline's: `calculate` rounds to cents (J-tau:
 whole yen), `list_all_product_types` escapes the (Japanese) names, and the descriptions are
-English (J-tau: `retail_tools.ja.yaml`); on 26.3 it gains 1.0.1's `get_item_details`
+English (J-tau: `domains/retail/tools.ja.yaml`); on 26.3 it gains 1.0.1's `get_item_details`
 (runtime/compat.py).  Every other
 behaviour, including the refund and gift-card arithmetic, is tau2's own and is exact on
 whole-yen amounts.  `jtau verify retail` proves it: the same golden actions succeed and fail

@@ -1,13 +1,13 @@
 """banking_knowledge's locale boundary: tau2's banking tool code (4,760 lines) runs unchanged on
 J-tau data by seeing it in the source's form, and what it does comes back in J-tau's form.
 
-Around every tool call (runtime/banking_knowledge.py) the call's arguments (a discoverable
+Around every tool call (environment.py) the call's arguments (a discoverable
 call's JSON-string arguments too) and the db's values are turned into the form tau2's code
 parses and computes with, in place: dates MM/DD/YYYY, the clock EST, products by their English
 names (the code keys its fee tables by them), and money in dollars (`84,215円` -> `$842.15`,
 100000 -> 1000), so every constant the code holds (a $25 early-closure fee, a $500 threshold, a
 point a dollar) applies as it does in English.  After the call the db and the tool's text come
-back through the very conversions that localize the source (swap/banking.py, the maps): what the
+back through the very conversions that localize the source (swap/notations.py, the maps): what the
 call wrote reads as the localization of what the same call writes on the source, which is what
 `jtau verify banking_knowledge` checks task by task.  Names, addresses, emails, phones and
 merchants are only compared by the code, never parsed: they stay Japanese throughout.
@@ -22,12 +22,13 @@ from __future__ import annotations
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 from jtau.arms import Arm
 from jtau.maps import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules
 from jtau.runtime.messages import render, table, table_in
-from jtau.swap import banking
+from jtau.swap import notations
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
@@ -36,11 +37,11 @@ from jtau.util import jsonpath
 # the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
 # also the descriptions and merchants the code writes, "DEBIT CARD ORDER FEE - ...")
 TO_SOURCE = {
-    "date_mdy": lambda value, rate: banking.date_source(value),
-    "clock_est": lambda value, rate: banking.clock_source(value),
-    "money_dollars": banking.money_text_source,
-    "money_decimal": banking.money_decimal_source,
-    "money": banking.money_source,
+    "date_mdy": lambda value, rate: notations.date_source(value),
+    "clock_est": lambda value, rate: notations.clock_source(value),
+    "money_dollars": notations.money_text_source,
+    "money_decimal": notations.money_decimal_source,
+    "money": notations.money_source,
 }
 BACK = {*TO_SOURCE, "bank_description", "merchant"}
 DOLLARS = re.compile(r"(-?)\$(\d[\d,]*(?:\.\d+)?)")
@@ -51,9 +52,12 @@ MDY_IN_TEXT = re.compile(r"\b(\d{2})/(\d{2})/(\d{4})\b")
 EST_IN_TEXT = re.compile(r"(\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?) ?EST\b")
 
 
+MESSAGES = Path(__file__).with_name("messages.ja.yaml")
+
+
 def banking_messages():
-    """The Japanese of what banking_knowledge's tools write (`banking_knowledge_messages.ja.yaml`)."""
-    return table("banking_knowledge_messages")
+    """The Japanese of what banking_knowledge's tools write (`messages.ja.yaml` beside this module)."""
+    return table(MESSAGES)
 
 
 class Boundary:
@@ -65,7 +69,7 @@ class Boundary:
         else:  # Japanese messages in the source's notation (`ja-text`: $25, MM/DD/YYYY, EST)
             from jtau.text.notation import Notation
 
-            self.messages = table_in("banking_knowledge_messages", Notation(maps).japanese_in_source)
+            self.messages = table_in(MESSAGES, Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate
         self.descriptions: dict[str, str] = {}  # tau2's English tool descriptions -> the arm's (BankingJa sets them)
         self.cardholders = {p.name.upper(): p.romaji.upper() for p in maps.banking.people.values()}
@@ -96,7 +100,7 @@ class Boundary:
         convert = TO_SOURCE.get(kind)
         try:
             return convert(value, self.rate) if convert and value is not None else value
-        except banking.FormatError:
+        except notations.FormatError:
             return value  # not in J-tau's form (the agent wrote it otherwise): as given
 
     def value_to_ja(self, kind: str, value):
@@ -203,7 +207,7 @@ class Boundary:
         if converted == value:
             return match[0]
         shown = json.dumps(converted, ensure_ascii=False) if quoted else str(converted)
-        if kind in MONEY_KINDS and not self.arm.japanese_text and (yen := banking.YEN.match(shown)):
+        if kind in MONEY_KINDS and not self.arm.japanese_text and (yen := notations.YEN.match(shown)):
             shown = f"{yen[1]}{YEN_SIGN}{yen[2]}"
         return f"{match['head']}{shown}"
 

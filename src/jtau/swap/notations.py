@@ -1,8 +1,7 @@
-"""banking_knowledge's kinds: values looked up whole (people, addresses, phones, emails,
-merchants, transaction descriptions: `entity_maps/banking.yaml`; products: the catalog's
-`banking_products`), and the domain's formats, each in both directions: the localized form the
-J-tau data holds and the form tau2's banking tool code parses (the runtime's locale boundary,
-runtime/banking_knowledge.py, uses the inverse).
+"""US notations and J-tau's, in both directions: the localized form the J-tau data holds and the
+source's form that tau2's tool code parses (a runtime's locale boundary uses the inverse:
+domains/banking_knowledge/boundary.py; retention's canonical arguments read both).  Kinds of the
+rules (`date_mdy`, `clock_est`, `money_dollars`, `money_decimal`) that any domain may use:
 
 - dates: `03/15/1992` (MM/DD/YYYY) <-> `1992/03/15` (YYYY/MM/DD, J-tau's one date format); with a
   time, `11/10/2025 14:25:33` <-> `2025/11/10 14:25:33`; an ISO `2025-06-15` (a few records) stays;

@@ -2,7 +2,7 @@
 
 tau2's banking tools, retrieval variants and policy builder, on J-tau's folder
 (`data/domains/banking_knowledge/`: db, tasks, the Japanese prompts and knowledge base), with:
-- the locale boundary around every tool call (runtime/banking_boundary.py): tau2's code parses
+- the locale boundary around every tool call (boundary.py): tau2's code parses
   and writes its own formats, the agent and the db see J-tau's;
 - the environment and user tools in Japanese text (tool_errors and JapaneseJson, as every
   J-tau domain).
@@ -36,10 +36,10 @@ from tau2.domains.banking_knowledge.tools import (
 
 from jtau import dataset_files
 from jtau.arms import ARMS, JTAU_ARM, Arm
+from jtau.domains.banking_knowledge.boundary import Boundary
 from jtau.maps import EntityMaps
 from jtau.retrieval import build_ja_tools, ja_variant
 from jtau.rules import DomainRules
-from jtau.runtime.banking_boundary import Boundary
 from jtau.runtime.compat import adapt_task
 from jtau.runtime.overlay import (
     JaEnvironment,
@@ -70,7 +70,7 @@ class BankingEnvironment(JaEnvironment):
     replays golden actions with) the arguments and the db; in `get_response` the text too."""
 
     boundary: Boundary
-    results = None  # the boundary reads what the tools return (banking_knowledge_messages.ja.yaml)
+    results = None  # the boundary reads what the tools return (messages.ja.yaml)
 
     def make_tool_call(self, tool_name: str, requestor: str = "assistant", **kwargs):
         arguments = self.boundary.arguments_to_source(tool_name, kwargs)
@@ -118,7 +118,7 @@ def dense_instructions(variant) -> str:
 @functools.cache
 def japanese_tools(base: type) -> type:
     """A toolkit class of tau2's banking_knowledge (composed per retrieval configuration) with
-    every tool's description in Japanese (`banking_knowledge_tools.ja.yaml`; what a discoverable
+    every tool's description in Japanese (`domains/banking_knowledge/tools.ja.yaml`; what a discoverable
     tool's unlocking tells the agent is parsed from the same docstrings)."""
     texts = descriptions("banking_knowledge")
     return overlay_class(base, f"JTau{base.__name__}", {}, texts, keep_types=True)
