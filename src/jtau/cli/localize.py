@@ -232,16 +232,12 @@ def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, 
             with progress_bar() as bar:
                 yield _localize_one(name, root, folders, options, check, report, _Progress(bar, name))
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from jtau.util.processes import in_processes
 
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with progress_bar() as bar, ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with progress_bar() as bar:
         task = bar.add_task(f"localizing {len(names)} domains, {workers} at a time", total=len(names))
-        futures = [pool.submit(_localize_one, name, root, folders, options, check, report) for name in names]
-        for future in as_completed(futures):
-            if future.exception() is None:
-                bar.advance(task, 1)
+        futures = in_processes(_localize_one, [(name, root, folders, options, check, report) for name in names],
+                               workers, lambda: bar.advance(task, 1))
     for future in futures:
         yield future.result()
 
@@ -352,13 +348,9 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
              arm: Annotated[str, typer.Option("--arm", help="The arm to check (docs/ARMS.md); built first if "
                                               "needed. Default: ja, J-tau itself.")] = "ja") -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
+    from jtau.arm_folders import validate_arm
     from jtau.arms import ARMS, JTAU_ARM
-    from jtau.domain import LocalizedDomain
-    from jtau.maps import load_maps
-    from jtau.pipeline import domain_glossary, load_repaired
-    from jtau.project import maps_dir, project_root
-    from jtau.rules import load_rules
-    from jtau.validate import validate_domain
+    from jtau.project import project_root
 
     folders = Folders(source, out)
     try:
@@ -368,18 +360,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
         failed, errors, warnings = [], 0, 0
         names = several(domains(domain), source)
         for name in names:
-            domain_rules = load_rules(name)
-            src, _ = load_repaired(domain_rules, root, source)
-            maps = load_maps(maps_dir(root))
-            if arm == JTAU_ARM:
-                folder = out_dir(out, root, name)
-            else:
-                from jtau.arm_folders import arm_folder
-
-                folder = (out / name) if out else arm_folder(name, arm, root, source)
-            written = LocalizedDomain.read(folder, domain_rules)
-            glossary = domain_glossary(domain_rules, maps, root)
-            report = validate_domain(src, written, maps, domain_rules, glossary, ARMS[arm])
+            report = validate_arm(name, arm, root, source, out)
             table = facts(f"jtau validate {name}" + ("" if arm == JTAU_ARM else f" --arm {arm}"))
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))

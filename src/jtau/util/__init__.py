@@ -8,4 +8,5 @@
 - gcpause.py: the cyclic garbage collector paused around bulk JSON work
 - listing.py: short listings for one-line messages
 - options.py: an `--*-llm-args` option's JSON object
+- processes.py: work on several items at once in worker processes
 """
