@@ -13,7 +13,7 @@ def broken(airline, change) -> list[str]:
     out = airline.domain
     domain = LocalizedDomain(out.name, copy.deepcopy(out.db), copy.deepcopy(out.tasks), dict(out.policies))
     change(domain)
-    return validate_domain(airline.source, domain, airline.maps, airline.rules).errors
+    return [str(e) for e in validate_domain(airline.source, domain, airline.maps, airline.rules).errors]
 
 
 def test_the_real_localization_is_clean(airline):
