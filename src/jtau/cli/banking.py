@@ -55,7 +55,7 @@ def embed(
                 raise InputError(f"--arm: {exc}") from None
         folder = documents
         docs = emb.load_documents(folder)
-        endpoint = emb.Endpoint.from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
+        endpoint = emb.endpoint_from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
                                          or os.environ.get("OPENAI_BASE_URL") or "", model)
         target = out or emb.default_file(model, f"banking_knowledge_{arm}")
         ensure_writable(target, folder=False)

@@ -98,7 +98,7 @@ def localize(
     from jtau.arms import ARMS, JTAU_ARM
     from jtau.pipeline import Options
     from jtau.project import project_root
-    from jtau.translate.client import Endpoint, Settings
+    from jtau.translate.client import Settings, endpoint_from_env
 
     names: list[str] = []
     folders = Folders(source, out, tm)
@@ -110,7 +110,7 @@ def localize(
             _localize_arm(domain, arm, root, source, out, check or dry_run or report is not None or tm is not None)
             return
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
-                          endpoint=Endpoint.from_env(model, base_url),
+                          endpoint=endpoint_from_env(model, base_url),
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = several(domains(domain), source)
