@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from jtau import __version__
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import InputError, ValidationFailed
 from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir
 from jtau.util.listing import first
 
@@ -90,7 +90,7 @@ def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
 
     result = localize(domain, root, source, options=Options(offline=True, arm=arm))
     if result.report.errors:
-        raise CheckFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
+        raise ValidationFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
                           first(result.report.errors))
     replace_folder(folder, result.outputs, warn=result.notes.append)
     return result

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau import DOMAINS, TAU3_ONLY, __version__
-from jtau.errors import InputError, JtauError
+from jtau.errors import InputError, JtauError, UnknownName
 from jtau.util.limits import check_path, printable
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
@@ -107,7 +107,7 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
             typed = domain.lower()
             close = ([name for name in offered if len(typed) >= 3 and name.startswith(typed)]
                      or difflib.get_close_matches(typed, offered, n=1, cutoff=0.6))
-            raise InputError(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            raise UnknownName(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
                              + f"; known: {', '.join(offered)}")
     return [domain]
 

@@ -29,7 +29,7 @@ from jtau.cli.common import (
     progress_bar,
     several,
 )
-from jtau.errors import CheckFailed, InputError, JtauError
+from jtau.errors import InputError, JtauError, OutOfDate
 from jtau.util.listing import counted, first
 
 
@@ -438,7 +438,7 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
     stale = check_files(target, result.outputs)
     if stale:
         differ = "differs" if len(stale) == 1 else "differ"
-        raise CheckFailed(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
+        raise OutOfDate(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
                           f"({counted(len(stale), 'file')} {differ}), so a page would show another text: give the "
                           "--tm and --source it was localized with", first(stale, 5), run=("localize", domain),
                           run_label="or, to bring it up to date, run")

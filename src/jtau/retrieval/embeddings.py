@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
-from jtau.errors import InputError
+from jtau.errors import EndpointError, InputError
 from jtau.util.endpoint import Endpoint, Transient, masked, public_url, retry_after, transient_status
 from jtau.util.endpoint import Settings as EndpointSettings
 from jtau.util.listing import counted
@@ -54,10 +54,10 @@ def endpoint_from_env(base_url: str, model: str) -> Endpoint:
     """The endpoint at `base_url` (an http(s) URL), the key from $JTAU_EMBED_API_KEY, else
     $OPENAI_API_KEY (a local server needs none)."""
     if not base_url or not urlsplit(base_url).scheme.startswith("http") or not urlsplit(base_url).netloc:
-        raise InputError(f"--base-url {public_url(base_url)!r}: an http(s) URL, as the OpenAI client takes it "
+        raise EndpointError(f"--base-url {public_url(base_url)!r}: an http(s) URL, as the OpenAI client takes it "
                          "(https://api.openai.com/v1, http://127.0.0.1:8000/v1)")
     if not model:
-        raise InputError("--model: the embedding model's name at the endpoint (text-embedding-3-large)")
+        raise EndpointError("--model: the embedding model's name at the endpoint (text-embedding-3-large)")
     key = os.environ.get("JTAU_EMBED_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
     return Endpoint(model, base_url.rstrip("/"), key)
 
@@ -103,7 +103,7 @@ class Client:
                 last = str(exc)
                 if attempt + 1 < self.settings.attempts:
                     self.sleep(self.settings.wait(attempt, exc))
-        raise InputError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
+        raise EndpointError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
                          f"{counted(self.settings.attempts, 'attempt')} (last: {last}); nothing written")
 
     def _request(self, texts: list[str], dimension: int | None) -> np.ndarray:
@@ -121,7 +121,7 @@ class Client:
         if transient_status(status):
             raise Transient(f"HTTP {status}", retry_after(response.headers))
         if status != 200:
-            raise InputError(f"the embeddings endpoint refused the request: HTTP {status} (model "
+            raise EndpointError(f"the embeddings endpoint refused the request: HTTP {status} (model "
                              f"{self.endpoint.model!r}, base URL {public_url(self.endpoint.base_url)})"
                              + self._reason(response))
         try:

@@ -27,7 +27,7 @@ from pathlib import Path
 from loguru import logger
 
 from jtau.arms import SOURCE_ARM, split_domain
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import load_maps
 from jtau.project import default_out, maps_dir, project_root
 from jtau.rules import load_rules
@@ -251,7 +251,7 @@ def run_tau2(args: list[str], note=None) -> None:
     except Exception as exc:  # noqa: BLE001 - tau2's own failure, said in one line
         from jtau.util.secrets import scrub
 
-        raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {type(exc).__name__}: "
+        raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {error_name(exc)}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
     if run:
         if results.is_file() and (started is None or results.stat().st_mtime != started):
@@ -281,7 +281,7 @@ def remember_failures() -> None:
             from jtau.util.secrets import scrub
 
             if not _FIRST_FAILURE:
-                _FIRST_FAILURE.append(f"{type(exc).__name__}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
+                _FIRST_FAILURE.append(f"{error_name(exc)}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
             raise
 
     run_task.__jtau__ = True  # type: ignore[attr-defined]  # a marker attribute on a function

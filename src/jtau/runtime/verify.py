@@ -32,7 +32,7 @@ from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import load_maps
 from jtau.pipeline import domain_glossary, load_repaired
 from jtau.project import maps_dir
@@ -97,7 +97,7 @@ def assertions(env, task: Task) -> list[str]:
         try:
             out.append("holds" if env.run_env_assertion(assertion, raise_assertion_error=False) else "fails")
         except Exception as exc:  # noqa: BLE001 - an assertion that errs is an outcome to compare
-            out.append(f"error: {type(exc).__name__}")
+            out.append(f"error: {error_name(exc)}")
     return out
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from jtau.errors import InputError
+from jtau.errors import EndpointError
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
 from jtau.translate.tm import Entry
@@ -133,7 +133,7 @@ class MTClient:
                 self._count_failure(exc)
                 if exc.unreachable and attempt + 1 == self.settings.attempts:
                     tried = counted(attempt + 1, "attempt")
-                    raise InputError(f"{exc}: is the endpoint running? (after {tried})") from None
+                    raise EndpointError(f"{exc}: is the endpoint running? (after {tried})") from None
                 for key in pending:
                     reasons[key].append(str(exc))
                 if attempt + 1 < self.settings.attempts:
@@ -160,7 +160,7 @@ class MTClient:
                 self._stopped = True
         if dead:
             hint = ": is the endpoint running?" if exc.unreachable else ""
-            raise InputError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row "
+            raise EndpointError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row "
                              f"(last: {exc}{hint}); stopped after {counted(self.requests, 'request')}. "
                              "Translations received so far are kept in the journal; run again when the endpoint works"
                              ) from None
@@ -187,7 +187,7 @@ class MTClient:
             status = exc.status_code
             if transient_status(status):
                 raise Transient(f"HTTP {status}", retry_after(exc.response.headers)) from None
-            raise InputError(f"the endpoint refused the request: HTTP {status} (model {self.endpoint.model!r}, "
+            raise EndpointError(f"the endpoint refused the request: HTTP {status} (model {self.endpoint.model!r}, "
                              f"base URL {self.endpoint.base_url or 'default'})") from None
         except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError):
             raise Transient("malformed response body") from None
