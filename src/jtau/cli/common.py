@@ -112,6 +112,25 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
     return [domain]
 
 
+def arms_named(values: Sequence[str], option: str = "--arm", allow_all: bool = False) -> list[str]:
+    """The arms (jtau.arms) an option names, each once, in order; `all` (where allowed) every arm.  A
+    name that is no arm is one error line (exit 2) naming the arms."""
+    from jtau.arms import ARMS
+
+    if allow_all and "all" in values:
+        return list(ARMS)
+    for value in values:
+        if value not in ARMS:
+            raise UnknownName(f"{option} {value}: no such arm; arms: {', '.join(ARMS)}"
+                              + (", or all" if allow_all else ""))
+    return list(dict.fromkeys(values))
+
+
+def arm_named(value: str, option: str = "--arm") -> str:
+    """The arm an option names (`arms_named` of one name)."""
+    return arms_named([value], option)[0]
+
+
 def several(names: list[str], source: Path | None) -> list[str]:
     """Before work over several domains: the source holds them all (not one domain's folder).
     A domain only tau2-bench 1.0.1 has (banking_knowledge) is left out, in one line, where its

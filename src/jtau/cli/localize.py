@@ -18,6 +18,7 @@ from jtau.cli.common import (
     SourceOpt,
     TmOpt,
     app,
+    arm_named,
     checked_path,
     domains,
     done,
@@ -95,7 +96,7 @@ def localize(
                       "ja-entities, en (built offline into the arms' cache, or --out DIR).")] = "ja",
 ) -> None:
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
-    from jtau.arms import ARMS, JTAU_ARM
+    from jtau.arms import JTAU_ARM
     from jtau.pipeline import Options
     from jtau.project import project_root
     from jtau.translate.client import Settings, endpoint_from_env
@@ -104,8 +105,7 @@ def localize(
     folders = Folders(source, out, tm)
     try:
         root = project_root()
-        if arm not in ARMS:
-            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
+        arm = arm_named(arm)
         if arm != JTAU_ARM:
             _localize_arm(domain, arm, root, source, out, check or dry_run or report is not None or tm is not None)
             return
@@ -349,14 +349,13 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
                                               "needed. Default: ja, J-tau itself.")] = "ja") -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
     from jtau.arm_folders import validate_arm
-    from jtau.arms import ARMS, JTAU_ARM
+    from jtau.arms import JTAU_ARM
     from jtau.project import project_root
 
     folders = Folders(source, out)
     try:
         root = project_root()
-        if arm not in ARMS:
-            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
+        arm = arm_named(arm)
         failed, errors, warnings = [], 0, 0
         names = several(domains(domain), source)
         for name in names:
