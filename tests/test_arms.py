@@ -132,11 +132,10 @@ def test_telecom_bills_frame_in_the_text_language_around_the_arms_values(folders
 
 
 def test_a_format_in_english_writes_the_amount_in_the_arms_notation():
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir
+    from jtau.maps import project_maps
     from jtau.swap.localizer import Localizer
 
-    maps, rules = load_maps(maps_dir(ROOT)), load_rules("telecom")
+    maps, rules = project_maps(ROOT), load_rules("telecom")
     item = "Data refueling: 2.0 GB at $2.0/GB"
     written = {arm: Localizer.for_rules(maps, rules, ARMS[arm]).convert("line_item", item) for arm in ARMS}
     assert written == {"en": item, "ja-entities": "Data refueling: 2.0 GB at ¥200/GB",

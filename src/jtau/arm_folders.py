@@ -101,14 +101,14 @@ def validate_arm(domain: str, arm: str, root: Path, source: Path | None = None, 
     prints it: the folder `out`/<domain>, else J-tau's committed one (`ja`) or the arm's cache folder,
     built first if needed."""
     from jtau.domain import LocalizedDomain
-    from jtau.maps import load_maps
+    from jtau.maps import project_maps
     from jtau.pipeline import domain_glossary, load_repaired
     from jtau.rules import load_rules
     from jtau.validate import validate_domain
 
     rules = load_rules(domain)
     source_domain, _ = load_repaired(rules, root, source)
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     folder = (out / domain) if out else arm_folder(domain, arm, root, source)
     written = LocalizedDomain.read(folder, rules)
     return validate_domain(source_domain, written, maps, rules, domain_glossary(rules, maps, root), arm_named(arm))

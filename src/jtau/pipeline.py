@@ -22,9 +22,9 @@ from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import InputError, OutOfDate, ValidationFailed
 from jtau.glossary import Glossary, load_glossary
-from jtau.maps import EntityMaps, load_maps
+from jtau.maps import EntityMaps, project_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
-from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
+from jtau.project import glossary_path, patches_dir, tm_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
@@ -136,7 +136,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     rules = load_rules(domain)
     arm = _arm(options.arm)
     source, repairs = load_repaired(rules, root, source_dir)
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     glossary = domain_glossary(rules, maps, root)
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")

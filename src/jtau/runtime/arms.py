@@ -71,8 +71,7 @@ class ArmDomain:
         """The domain object (its `registrations()` as tau2's registry takes them), made once."""
         with self._lock:
             if self._made is None:
-                from jtau.maps import load_maps
-                from jtau.project import maps_dir, project_root
+                from jtau.maps import project_maps
                 from jtau.rules import load_rules
 
                 folder = self.folder()
@@ -81,7 +80,7 @@ class ArmDomain:
                 else:
                     module = importlib.import_module(f"jtau.runtime.{self.source}")
                     make = getattr(module, f"{self.source}_arm")
-                    self._made = make(folder, load_maps(maps_dir(self.root or project_root())),
+                    self._made = make(folder, project_maps(self.root),
                                       load_rules(self.source), self.arm)
             return self._made
 

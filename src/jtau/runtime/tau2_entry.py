@@ -28,8 +28,8 @@ from loguru import logger
 
 from jtau.arms import SOURCE_ARM, split_domain
 from jtau.errors import CheckFailed, InputError, error_name
-from jtau.maps import load_maps
-from jtau.project import default_out, maps_dir, project_root
+from jtau.maps import project_maps
+from jtau.project import default_out, project_root
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
@@ -42,7 +42,7 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
     """Every J-tau domain the installed tau2 can run, by its tau2 name (airline_ja, ...;
     banking_knowledge_ja on tau2-bench 1.0.1, once its localized folder is there)."""
     root = root or project_root()
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     return {d.name: d.ja(default_out(root, source), maps, load_rules(source)) for source, d in RUNTIME.items()
             if d.runs_here() and (default_out(root, source) / "manifest.json").is_file()}
 
@@ -64,7 +64,7 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     # (every arm but `en`, which tau2 grades as its own)
     install_communicate({n for n in names if (arm := split_domain(n)[1]) is not None and arm.name != SOURCE_ARM},
-                        load_maps(maps_dir(root or project_root())).locale.spoken_forms)
+                        project_maps(root).locale.spoken_forms)
     return names
 
 

@@ -33,9 +33,8 @@ from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError, error_name
-from jtau.maps import load_maps
+from jtau.maps import project_maps
 from jtau.pipeline import domain_glossary, load_repaired
-from jtau.project import maps_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RUNTIME, RuntimeDomain
@@ -223,7 +222,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     start = time.perf_counter()
     rules = load_rules(domain)
     source, _ = load_repaired(rules, root, source_dir)
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     profile = arm_named(arm)
     if arm != JTAU_ARM:
         from jtau.arm_folders import arm_folder
