@@ -29,8 +29,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 def report_in_process(folder: Path) -> float:
     from jtau.experiment.load import experiment_traces
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
+    from jtau.maps import project_maps
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
     from jtau.retention.decompose import decompose
@@ -39,7 +38,7 @@ def report_in_process(folder: Path) -> float:
     start = time.perf_counter()
     manifest, traces = experiment_traces(folder)
     groups = {}
-    cells = analyze(traces, Canonicalizer(load_maps(maps_dir(project_root()))), "en", None, 1000, 1000,
+    cells = analyze(traces, Canonicalizer(project_maps()), "en", None, 1000, 1000,
                     details=True, groups_out=groups)
     markdown(cells, manifest, decompose(groups, 1000))
     return time.perf_counter() - start

@@ -132,11 +132,10 @@ def test_telecom_bills_frame_in_the_text_language_around_the_arms_values(folders
 
 
 def test_a_format_in_english_writes_the_amount_in_the_arms_notation():
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir
+    from jtau.maps import project_maps
     from jtau.swap.localizer import Localizer
 
-    maps, rules = load_maps(maps_dir(ROOT)), load_rules("telecom")
+    maps, rules = project_maps(ROOT), load_rules("telecom")
     item = "Data refueling: 2.0 GB at $2.0/GB"
     written = {arm: Localizer.for_rules(maps, rules, ARMS[arm]).convert("line_item", item) for arm in ARMS}
     assert written == {"en": item, "ja-entities": "Data refueling: 2.0 GB at ¥200/GB",
@@ -190,3 +189,16 @@ def test_localize_arm_builds_into_a_folder_and_refuses_what_is_j_taus(tmp_path, 
     assert refused.returncode == 2 and "--check" in refused.stderr
     unknown = jtau("localize", "airline", "--arm", "fr")
     assert unknown.returncode == 2 and "no such arm" in unknown.stderr
+
+
+def test_validate_arm_reads_the_folder_out_names(tmp_path):
+    """`validate_arm` (what `jtau validate` prints) checks `out`/<domain> when given, J-tau's folder otherwise."""
+    from jtau.arm_folders import validate_arm
+
+    assert validate_arm("airline", "ja", ROOT).errors == []
+    shutil.copytree(ROOT / "data" / "domains" / "airline", tmp_path / "airline")
+    db = json.loads((tmp_path / "airline" / "db.json").read_text())
+    db["users"]["misaki_mori_3668"]["payment_methods"]["certificate_4856383"]["amount"] = 10001
+    (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False))
+    assert [str(e) for e in validate_arm("airline", "ja", ROOT, out=tmp_path).errors] == [
+        "db.json: users.misaki_mori_3668.payment_methods.certificate_4856383.amount: 10001 != 100 x 100.0"]

@@ -18,7 +18,8 @@ lock file): two checkouts of different code share the cache without removing eac
 Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
 nobody asks for cost nothing.  The build is offline (an arm never needs new translation),
 validated, and written whole or not at all (write.replace_folder); concurrent builders (threads
-of a tau2 run, processes) build it once.
+of a tau2 run, processes) build it once.  `validate_arm` checks an arm's folder against its source
+(`jtau validate`).
 """
 
 from __future__ import annotations
@@ -31,13 +32,17 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jtau import __version__
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import InputError, ValidationFailed
 from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir
 from jtau.util.listing import first
+
+if TYPE_CHECKING:
+    from jtau.validate import Report
 
 CACHE_VERSION = "jtau-arms-1"
 _LOCKS: dict[str, threading.Lock] = {}
@@ -85,10 +90,28 @@ def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
 
     result = localize(domain, root, source, options=Options(offline=True, arm=arm))
     if result.report.errors:
-        raise CheckFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
+        raise ValidationFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
                           first(result.report.errors))
     replace_folder(folder, result.outputs, warn=result.notes.append)
     return result
+
+
+def validate_arm(domain: str, arm: str, root: Path, source: Path | None = None, out: Path | None = None) -> Report:
+    """The validation Report (jtau.validate) of `arm` of `domain` against its source, as `jtau validate`
+    prints it: the folder `out`/<domain>, else J-tau's committed one (`ja`) or the arm's cache folder,
+    built first if needed."""
+    from jtau.domain import LocalizedDomain
+    from jtau.maps import project_maps
+    from jtau.pipeline import domain_glossary, load_repaired
+    from jtau.rules import load_rules
+    from jtau.validate import validate_domain
+
+    rules = load_rules(domain)
+    source_domain, _ = load_repaired(rules, root, source)
+    maps = project_maps(root)
+    folder = (out / domain) if out else arm_folder(domain, arm, root, source)
+    written = LocalizedDomain.read(folder, rules)
+    return validate_domain(source_domain, written, maps, rules, domain_glossary(rules, maps, root), arm_named(arm))
 
 
 def input_key(domain: str, arm: str, root: Path, source: Path | None = None) -> str:

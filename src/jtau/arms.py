@@ -66,10 +66,16 @@ LANGUAGE_KINDS = frozenset({"product_name", "option_name", "option_value", "opti
 
 
 def arm(name: str) -> Arm:
-    """The arm called `name`; a ValueError naming the arms otherwise."""
+    """The arm called `name`; a ValueError naming the arms otherwise (the command line's
+    cli/common.arms_named says it as one error line)."""
     if name not in ARMS:
-        raise ValueError(f"unknown arm {name!r}; arms: {', '.join(ARMS)}")
+        raise unknown_arm(name)
     return ARMS[name]
+
+
+def unknown_arm(name: str) -> ValueError:
+    """The error of a name that is no arm, naming the arms."""
+    return ValueError(f"unknown arm {name!r}; arms: {', '.join(ARMS)}")
 
 
 def english_twin(of: Arm) -> Arm:
@@ -90,7 +96,7 @@ def split_domain(name: str) -> tuple[str, Arm | None]:
 def arm_domain(base: str, arm: str) -> str:
     """The tau2 domain name of `arm` of tau2 domain `base`: ("airline", "ja-text") -> airline_ja-text."""
     if arm not in ARMS:
-        raise ValueError(f"unknown arm {arm!r}; arms: {', '.join(ARMS)}")
+        raise unknown_arm(arm)
     return f"{base}_{arm}"
 
 

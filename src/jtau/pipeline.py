@@ -20,11 +20,11 @@ from pathlib import Path
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import InputError, OutOfDate, ValidationFailed
 from jtau.glossary import Glossary, load_glossary
-from jtau.maps import EntityMaps, load_maps
+from jtau.maps import EntityMaps, project_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
-from jtau.project import glossary_path, maps_dir, patches_dir, tm_dir
+from jtau.project import glossary_path, patches_dir, tm_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
@@ -136,7 +136,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     rules = load_rules(domain)
     arm = _arm(options.arm)
     source, repairs = load_repaired(rules, root, source_dir)
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     glossary = domain_glossary(rules, maps, root)
     tm = TranslationMemory(options.tm or tm_dir(root), domain)
     lap("load")
@@ -317,7 +317,7 @@ def _digest(data: bytes) -> str:
 def finish(result: Localization, out: Path, check: bool) -> list[str]:
     """Write the outputs and the memory (or, with check, compare them); returns what changed."""
     if result.report.errors:
-        raise CheckFailed(f"{result.rules.name}: {len(result.report.errors)} validation errors; nothing written",
+        raise ValidationFailed(f"{result.rules.name}: {len(result.report.errors)} validation errors; nothing written",
                           first(result.report.errors))
     tm_path = result.tm.path
     if check:
@@ -326,7 +326,7 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
         if on_disk != result.tm_bytes:
             stale.append(f"{tm_path}: differs from the memory this run would write")
         if stale:
-            raise CheckFailed(f"{out}: committed output is stale", stale, run=("localize", result.rules.name))
+            raise OutOfDate(f"{out}: committed output is stale", stale, run=("localize", result.rules.name))
         return []
     # All or nothing: the domain folder is staged, the memory replaced, then the folder swapped
     # whole (the old memory comes back if the swap fails); a reader never sees a db and tasks from

@@ -48,7 +48,7 @@ class Review:
     def __init__(self, result: Localization):
         self.r = result
         self.locale = result.maps.locale.locale
-        self.all_flags = [*result.report.errors, *result.report.warnings]
+        self.all_flags = [str(finding) for finding in (*result.report.errors, *result.report.warnings)]
 
     def flags(self, where: str) -> str:
         """The validation lines about `where` (`file: path` or `file:line`), as HTML."""
@@ -272,5 +272,6 @@ def review_json(result: Localization) -> str:
     statuses = Counter(e.status for e in result.tm.entries.values())
     return json.dumps({"domain": result.rules.name, "memory": dict(sorted(statuses.items())),
                        "untranslated": result.translation.untranslated,
-                       "qa_warnings": result.report.warnings, "errors": result.report.errors},
+                       "qa_warnings": [str(w) for w in result.report.warnings],
+                       "errors": [str(e) for e in result.report.errors]},
                       ensure_ascii=False, indent=2)

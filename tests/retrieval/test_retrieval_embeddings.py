@@ -33,7 +33,7 @@ def docs():
 
 
 def endpoint(server, key: str = KEY) -> emb.Endpoint:
-    return emb.Endpoint(server.url, "test-embed", key)
+    return emb.Endpoint("test-embed", server.url, key)
 
 
 def client(server, sleeps=None, settings=FAST, key=KEY):
@@ -119,7 +119,7 @@ def test_a_dead_endpoint_fails_in_one_line_after_the_attempts():
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    dead = emb.Client(emb.Endpoint(f"http://127.0.0.1:{port}/v1", "m", KEY), FAST, sleep=lambda s: None)
+    dead = emb.Client(emb.Endpoint("m", f"http://127.0.0.1:{port}/v1", KEY), FAST, sleep=lambda s: None)
     with dead, pytest.raises(InputError, match="cannot connect to http://127.0.0.1"):
         dead.embed(["x"])
 

@@ -91,7 +91,7 @@ def embedded(kb, tmp_path, monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # tau2's LLM reranker builds an OpenAI client
     docs = embeddings.load_documents(SAMPLE)
     for model in ("text-embedding-3-large", "qwen/qwen3-embedding-8b"):
-        built = embeddings.build(docs, embeddings.Endpoint(server.url, model), embeddings.Settings(batch_size=32))
+        built = embeddings.build(docs, embeddings.Endpoint(model, server.url), embeddings.Settings(batch_size=32))
         embeddings.write(embeddings.default_file(model), built)
     yield server
     server.__exit__()

@@ -134,11 +134,10 @@ def test_telecom_arms_write_bills_and_messages_in_their_language_and_money(names
 @pytest.mark.skipif(not banking_here(), reason="banking_knowledge is tau2-bench 1.0.1's")
 def test_banking_arms_read_tool_text_in_their_language_and_locale(names):
     from jtau.domains.banking_knowledge.boundary import Boundary
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir
+    from jtau.maps import project_maps
     from jtau.rules import load_rules
 
-    maps, rules = load_maps(maps_dir(ROOT)), load_rules("banking_knowledge")
+    maps, rules = project_maps(ROOT), load_rules("banking_knowledge")
     text = "PIN must be exactly 4 digits.\nFee: $25.00 on 03/15/2025 at 2025-11-14 03:40:00 EST"
     read = {arm: Boundary(maps, rules, ARMS[arm]).text_to_ja(text) for arm in ("ja-entities", "ja-text", "ja")}
     assert read["ja-entities"] == "PIN must be exactly 4 digits.\nFee: ¥2,500 on 2025/03/15 at 2025-11-14 03:40:00 JST"

@@ -91,12 +91,16 @@ def test_language_qa_flags_placeholders_english_and_glossary(airline):
         instructions["reason_for_call"] = "You want to cancel reservation EHGLP3."
         d.tasks[12]["user_scenario"]["instructions"]["reason_for_call"] = "予約YAX4DRを変更したいです。"
     report = qa(airline, broken)
-    assert report.errors == [
+    assert [str(e) for e in report.errors] == [
         "tasks.json: [0].user_scenario.instructions.known_info: placeholder {PERSON_1} left in the text"]
     assert ("tasks.json: [0].user_scenario.instructions.reason_for_call: "
-            "untranslated: You, cancel, reservation, to, want") in report.warnings
-    assert any("[12].user_scenario.instructions.reason_for_call: glossary: 'business' is not rendered" in w
+            "untranslated: You, cancel, reservation, to, want") in [str(w) for w in report.warnings]
+    assert any("[12].user_scenario.instructions.reason_for_call: glossary: 'business' is not rendered" in str(w)
                for w in report.warnings), report.warnings
+    assert {(w.check, w.severity) for w in report.warnings} == {("language", "warning")}
+    [error] = report.errors
+    assert (error.check, error.severity, error.file, error.path) == (
+        "language", "error", "tasks.json", "[0].user_scenario.instructions.known_info")
 
 
 def test_a_reviewer_corrects_a_translation_in_the_memory(tmp_path):

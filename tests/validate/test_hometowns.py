@@ -19,7 +19,8 @@ def test_j_tau_says_each_hometown_the_source_confirms(retail):
 def planted(retail, edit):
     domain = copy.deepcopy(retail.domain)
     edit(domain)
-    return _hometowns(retail.source, domain, retail.maps, retail.rules, retail.glossary, ARMS[JTAU_ARM])[0]
+    return [str(e) for e in _hometowns(retail.source, domain, retail.maps, retail.rules, retail.glossary,
+                                       ARMS[JTAU_ARM])[0]]
 
 
 def test_a_hometown_the_text_moves_is_an_error(retail):
@@ -54,6 +55,7 @@ def test_a_hometown_only_part_localized_is_an_error(retail):
     recognizer = Recognizer.for_rules(retail.maps, retail.rules, retail.source.db, retail.glossary)
     renderer = Renderer(Localizer.for_rules(retail.maps, retail.rules, ARMS["ja-entities"]), retail.glossary)
     partial = hometowns.Hometown(69, (69, "user_scenario", "instructions", "known_info"), "Bisbee, Arizona", (0,))
-    [error] = hometowns.check([partial], retail.domain.tasks, retail.domain.db, retail.rules.customers, recognizer,
-                              renderer, "tasks.json")
+    [finding] = hometowns.check([partial], retail.domain.tasks, retail.domain.db, retail.rules.customers, recognizer,
+                                renderer, "tasks.json")
+    error = str(finding)
     assert "is only part J-tau's: 'Bisbee, 鹿児島県'" in error

@@ -11,11 +11,10 @@ import pytest
 
 from conftest import ROOT
 from jtau.arms import ARMS
-from jtau.maps import load_maps
-from jtau.project import maps_dir
+from jtau.maps import project_maps
 from jtau.validate.locale import LocaleCheck
 
-MAPS = load_maps(maps_dir(ROOT))
+MAPS = project_maps(ROOT)
 
 
 def kinds(arm: str, text: str) -> set[str]:

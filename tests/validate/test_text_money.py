@@ -17,8 +17,9 @@ from jtau.validate.locale import task_texts
 
 def checked(retail, tasks):
     recognizer = Recognizer.for_rules(retail.maps, retail.rules, retail.source.db, retail.glossary)
-    return text_money.check(task_texts(retail.source.tasks, retail.rules), tasks, ARMS[JTAU_ARM],
-                            retail.maps.locale.currency.rate, recognizer, "tasks.json")
+    errors, amounts = text_money.check(task_texts(retail.source.tasks, retail.rules), tasks, ARMS[JTAU_ARM],
+                                       retail.maps.locale.currency.rate, recognizer, "tasks.json")
+    return [str(e) for e in errors], amounts
 
 
 def test_j_tau_states_every_amount_of_the_source(retail):

@@ -259,12 +259,11 @@ def test_the_phones_screen_reads_in_japanese_and_keeps_what_the_tasks_quote():
 
 
 def test_a_certificate_names_its_amount_as_the_arm_writes_money():
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir
+    from jtau.maps import project_maps
     from jtau.runtime.messages import render, table
     from jtau.runtime.overlay import arm_money
 
-    maps = load_maps(maps_dir(ROOT))
+    maps = project_maps(ROOT)
     text = "Certificate certificate_1 added to user mia_li_3668 with amount 10000."
     assert render(table("tool_results"), text, amount=arm_money(ARMS["ja"], maps)) == \
         "ユーザーmia_li_3668にトラベル証明書certificate_1（額面10,000円）を追加しました。"

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from jtau.cli.common import app, checked_path, err_console, fail, out_console
+from jtau.cli.common import app, arm_named, checked_path, err_console, fail, out_console
 from jtau.errors import InputError, JtauError
 from jtau.util.listing import counted
 
@@ -49,13 +49,11 @@ def embed(
         if documents is None:
             from jtau.arm_folders import arm_folder
 
-            try:
-                documents = arm_folder("banking_knowledge", arm, project_root()) / "documents"
-            except ValueError as exc:
-                raise InputError(f"--arm: {exc}") from None
+            root = project_root()
+            documents = arm_folder("banking_knowledge", arm_named(arm), root) / "documents"
         folder = documents
         docs = emb.load_documents(folder)
-        endpoint = emb.Endpoint.from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
+        endpoint = emb.endpoint_from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
                                          or os.environ.get("OPENAI_BASE_URL") or "", model)
         target = out or emb.default_file(model, f"banking_knowledge_{arm}")
         ensure_writable(target, folder=False)

@@ -22,7 +22,7 @@ from jtau import __version__
 from jtau.domains import listed as listed_domains
 from jtau.domains import names as domain_names
 from jtau.domains import spec as domain_spec
-from jtau.errors import InputError, JtauError
+from jtau.errors import InputError, JtauError, UnknownName
 from jtau.util.limits import check_path, printable
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
@@ -109,9 +109,28 @@ def domains(domain: str, allow_all: bool = True) -> list[str]:
             typed = domain.lower()
             close = ([name for name in offered if len(typed) >= 3 and name.startswith(typed)]
                      or difflib.get_close_matches(typed, offered, n=1, cutoff=0.6))
-            raise InputError(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
+            raise UnknownName(f"unknown domain {domain!r}" + (f" (did you mean {close[0]}?)" if close else "")
                              + f"; known: {', '.join(offered)}")
     return [domain]
+
+
+def arms_named(values: Sequence[str], option: str = "--arm", allow_all: bool = False) -> list[str]:
+    """The arms (jtau.arms) an option names, each once, in order; `all` (where allowed) every arm.  A
+    name that is no arm is one error line (exit 2) naming the arms."""
+    from jtau.arms import ARMS
+
+    if allow_all and "all" in values:
+        return list(ARMS)
+    for value in values:
+        if value not in ARMS:
+            raise UnknownName(f"{option} {value}: no such arm; arms: {', '.join(ARMS)}"
+                              + (", or all" if allow_all else ""))
+    return list(dict.fromkeys(values))
+
+
+def arm_named(value: str, option: str = "--arm") -> str:
+    """The arm an option names (`arms_named` of one name)."""
+    return arms_named([value], option)[0]
 
 
 def several(names: list[str], source: Path | None) -> list[str]:

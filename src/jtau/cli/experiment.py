@@ -7,7 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from jtau.cli.common import app, done, fail, progress_bar, say_error, whole
+from jtau.cli.common import app, arms_named, done, fail, progress_bar, say_error, whole
 from jtau.errors import CheckFailed, InputError, JtauError
 from jtau.util.listing import counted
 
@@ -116,10 +116,15 @@ def run(
 
             args["temperature"] = config.DEFAULT_LLM_TEMPERATURE_AGENT  # results are quoted with it
         try:
-            plan = Plan(domains=_domains(domains), arms=_list(arms, "--arms"), users=_users(users), agent=agent,
+            # (checked in the order the plan's fields were: the domains, the arms' list, the users and
+            # llm args, then the arms' names)
+            domain_names, arm_list, user_names = _domains(domains), _list(arms, "--arms"), _users(users)
+            user_args = llm_args(user_llm_args, "--user-llm-args") or {}
+            judge_args = llm_args(judge_llm_args, "--judge-llm-args")
+            plan = Plan(domains=domain_names, arms=arms_named(arm_list, "--arms"), users=user_names, agent=agent,
                         agent_llm=agent_llm, agent_llm_args=args, user_llm=user_llm,
-                        user_llm_args=llm_args(user_llm_args, "--user-llm-args") or {}, judge_llm=judge_llm,
-                        judge_llm_args=llm_args(judge_llm_args, "--judge-llm-args"), agent_key_env=agent_key_env,
+                        user_llm_args=user_args, judge_llm=judge_llm,
+                        judge_llm_args=judge_args, agent_key_env=agent_key_env,
                         user_key_env=user_key_env, trials=trials, seed=seed, task_ids=task_ids, num_tasks=num_tasks,
                         max_steps=max_steps, max_errors=max_errors, retrieval_config=retrieval_config,
                         runtime=runtime_name())
@@ -252,7 +257,8 @@ def calibrate_command(
             folder = out or Path(tmp)
             bar, update = _progress("scripted simulations")
             with bar:
-                result = calibrate(folder, _domains(domains), _list(arms, "--arms"), _users(users), trials, task_ids,
+                domain_names, arm_list, user_names = _domains(domains), _list(arms, "--arms"), _users(users)
+                result = calibrate(folder, domain_names, arms_named(arm_list, "--arms"), user_names, trials, task_ids,
                                    num_tasks, retrieval_config=retrieval_config, concurrency=concurrency,
                                    on_progress=update)
             from jtau.retention.report import blocks

@@ -18,6 +18,7 @@ from jtau.cli.common import (
     SourceOpt,
     TmOpt,
     app,
+    arm_named,
     checked_path,
     domains,
     done,
@@ -29,7 +30,7 @@ from jtau.cli.common import (
     progress_bar,
     several,
 )
-from jtau.errors import CheckFailed, InputError, JtauError
+from jtau.errors import InputError, JtauError, OutOfDate
 from jtau.util.listing import counted, first
 
 
@@ -95,22 +96,21 @@ def localize(
                       "ja-entities, en (built offline into the arms' cache, or --out DIR).")] = "ja",
 ) -> None:
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
-    from jtau.arms import ARMS, JTAU_ARM
+    from jtau.arms import JTAU_ARM
     from jtau.pipeline import Options
     from jtau.project import project_root
-    from jtau.translate.client import Endpoint, Settings
+    from jtau.translate.client import Settings, endpoint_from_env
 
     names: list[str] = []
     folders = Folders(source, out, tm)
     try:
         root = project_root()
-        if arm not in ARMS:
-            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
+        arm = arm_named(arm)
         if arm != JTAU_ARM:
             _localize_arm(domain, arm, root, source, out, check or dry_run or report is not None or tm is not None)
             return
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
-                          endpoint=Endpoint.from_env(model, base_url),
+                          endpoint=endpoint_from_env(model, base_url),
                           settings=Settings(concurrency=concurrency, batch_size=batch_size,
                                             timeout=timeout, attempts=attempts))
         names = several(domains(domain), source)
@@ -232,16 +232,12 @@ def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, 
             with progress_bar() as bar:
                 yield _localize_one(name, root, folders, options, check, report, _Progress(bar, name))
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from jtau.util.processes import in_processes
 
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
-    with progress_bar() as bar, ProcessPoolExecutor(workers, mp_context=context) as pool:
+    with progress_bar() as bar:
         task = bar.add_task(f"localizing {len(names)} domains, {workers} at a time", total=len(names))
-        futures = [pool.submit(_localize_one, name, root, folders, options, check, report) for name in names]
-        for future in as_completed(futures):
-            if future.exception() is None:
-                bar.advance(task, 1)
+        futures = in_processes(_localize_one, [(name, root, folders, options, check, report) for name in names],
+                               workers, lambda: bar.advance(task, 1))
     for future in futures:
         yield future.result()
 
@@ -352,34 +348,18 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
              arm: Annotated[str, typer.Option("--arm", help="The arm to check (docs/ARMS.md); built first if "
                                               "needed. Default: ja, J-tau itself.")] = "ja") -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
-    from jtau.arms import ARMS, JTAU_ARM
-    from jtau.domain import LocalizedDomain
-    from jtau.maps import load_maps
-    from jtau.pipeline import domain_glossary, load_repaired
-    from jtau.project import maps_dir, project_root
-    from jtau.rules import load_rules
-    from jtau.validate import validate_domain
+    from jtau.arm_folders import validate_arm
+    from jtau.arms import JTAU_ARM
+    from jtau.project import project_root
 
     folders = Folders(source, out)
     try:
         root = project_root()
-        if arm not in ARMS:
-            raise InputError(f"--arm {arm}: no such arm; arms: {', '.join(ARMS)}")
+        arm = arm_named(arm)
         failed, errors, warnings = [], 0, 0
         names = several(domains(domain), source)
         for name in names:
-            domain_rules = load_rules(name)
-            src, _ = load_repaired(domain_rules, root, source)
-            maps = load_maps(maps_dir(root))
-            if arm == JTAU_ARM:
-                folder = out_dir(out, root, name)
-            else:
-                from jtau.arm_folders import arm_folder
-
-                folder = (out / name) if out else arm_folder(name, arm, root, source)
-            written = LocalizedDomain.read(folder, domain_rules)
-            glossary = domain_glossary(domain_rules, maps, root)
-            report = validate_domain(src, written, maps, domain_rules, glossary, ARMS[arm])
+            report = validate_arm(name, arm, root, source, out)
             table = facts(f"jtau validate {name}" + ("" if arm == JTAU_ARM else f" --arm {arm}"))
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
@@ -457,7 +437,7 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
     stale = check_files(target, result.outputs)
     if stale:
         differ = "differs" if len(stale) == 1 else "differ"
-        raise CheckFailed(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
+        raise OutOfDate(f"{target}: not what source, maps and memory ({result.tm.path}) give now "
                           f"({counted(len(stale), 'file')} {differ}), so a page would show another text: give the "
                           "--tm and --source it was localized with", first(stale, 5), run=("localize", domain),
                           run_label="or, to bring it up to date, run")

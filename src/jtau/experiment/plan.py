@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from jtau.arms import ARMS, arm_domain
+from jtau.arms import ARMS, arm, arm_domain
 from jtau.util.secrets import secret_keys
 
 TAU2_USER = "user_simulator"
@@ -50,9 +50,8 @@ class Plan(BaseModel):
     @field_validator("arms")
     @classmethod
     def _arms(cls, value: list[str]) -> list[str]:
-        unknown = [a for a in value if a not in ARMS]
-        if unknown:
-            raise ValueError(f"unknown arm {unknown[0]!r}; arms: {', '.join(ARMS)}")
+        for name in value:
+            arm(name)  # a ValueError naming the arms
         return list(dict.fromkeys(value))
 
     @field_validator("agent_llm_args", "user_llm_args", "judge_llm_args")

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 
 from jtau import __version__
-from jtau.errors import InputError
+from jtau.errors import InputError, error_name
 from jtau.experiment.plan import Plan, Simulation
 from jtau.util.secrets import scrub
 
@@ -187,7 +187,7 @@ class Runner:
             "id": f"{simulation.task_id}_{simulation.trial}_failed", "task_id": simulation.task_id,
             "termination_reason": "infrastructure_error", "messages": [], "trial": simulation.trial,
             "seed": simulation.seed, "reward_info": None,
-            "info": {"error": scrub(str(failure))[:2000], "error_type": type(failure).__name__,
+            "info": {"error": scrub(str(failure))[:2000], "error_type": error_name(failure),
                      "failed_in": failed_in(tb), "attempts": attempts}}, attempts)
 
     def run(self, tasks: dict[str, list], settings, datasets: dict) -> Progress:

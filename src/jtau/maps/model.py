@@ -21,7 +21,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from jtau.errors import InputError
+from jtau.errors import MapsError
+from jtau.project import maps_dir, project_root
 from jtau.util.yamlfile import YamlDoc, load_yaml
 
 FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml", "banking.yaml")
@@ -206,9 +207,15 @@ class EntityMaps:
     digests: dict[str, str]
 
 
+def project_maps(root: Path | None = None) -> EntityMaps:
+    """The project's maps: `entity_maps/` of `root`, by default of the project root (jtau.project)."""
+    return load_maps(maps_dir(root or project_root()))
+
+
 def load_maps(folder: Path) -> EntityMaps:
+    """The maps in `folder`, each file read and all of them checked together."""
     if not folder.is_dir():
-        raise InputError(f"{folder}: entity map folder not found")
+        raise MapsError(f"{folder}: entity map folder not found")
     docs = {name: load_yaml(folder / name) for name in FILES}
     maps = EntityMaps(
         people=docs["people.yaml"].parse(People),
@@ -281,7 +288,7 @@ def _check(maps: EntityMaps, docs: dict[str, YamlDoc]) -> None:
         _one_to_one(banking, section, dict(getattr(maps.banking, section)), problems)
     _one_to_one(addresses, "streets", dict(maps.addresses.streets), problems)
     if problems:
-        raise InputError("entity maps are inconsistent", problems)
+        raise MapsError("entity maps are inconsistent", problems)
 
 
 def _one_to_one(doc: YamlDoc, section: str, targets: dict[str, str], problems: list[str]) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from jtau import __version__, dataset_files
 from jtau.domains import listed as listed_domains
-from jtau.errors import CheckFailed, InputError
+from jtau.errors import InputError, OutOfDate
 from jtau.project import DATASET_DIR, default_out, patches_dir, tm_dir
 from jtau.release.card import DomainFacts, dataset_card
 from jtau.release.wheel import build_wheel
@@ -113,7 +113,7 @@ def domain_files(root: Path, name: str, version: str) -> Domain:
         raise InputError(f"{folder}: no localized {name} domain here", run=("localize", name))
     made_by = json.loads((folder / dataset_files.MANIFEST).read_bytes()).get("jtau_version")
     if made_by != version:
-        raise CheckFailed(f"{folder}: made by jtau {made_by}, not {version}", run=("localize", "all", "--offline"))
+        raise OutOfDate(f"{folder}: made by jtau {made_by}, not {version}", run=("localize", "all", "--offline"))
     kept = dataset_files.stored_once(recorded)
     files, problems = {}, []
     for file in kept:
@@ -124,7 +124,7 @@ def domain_files(root: Path, name: str, version: str) -> Domain:
         else:
             files[file] = data
     if problems:
-        raise CheckFailed(f"{folder}: not what its manifest records ({len(problems)} files)", first(problems, 5),
+        raise OutOfDate(f"{folder}: not what its manifest records ({len(problems)} files)", first(problems, 5),
                           run=("localize", name))
     files[dataset_files.MANIFEST] = (folder / dataset_files.MANIFEST).read_bytes()
     by_digest = {digest: file for file, digest in kept.items()}

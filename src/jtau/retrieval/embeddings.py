@@ -17,7 +17,7 @@ documents it is asked to serve: embeddings of other documents are an error, neve
 Requests: `POST {base_url}/embeddings` with `{"model", "input": [...], "encoding_format": "float"}`.
 429, 408, 409, 5xx, timeouts, dropped connections and malformed bodies (not JSON, a missing or
 short `data`, indices not 0..n-1, vectors of another length or with non-numbers) are retried with
-exponential backoff honouring Retry-After (capped at `max_wait`); other statuses (401, 404, 400)
+exponential backoff honouring Retry-After (capped at `max_wait`: util/endpoint.py); other statuses (401, 404, 400)
 stop at once with one line.  The API key ($JTAU_EMBED_API_KEY, else $OPENAI_API_KEY) is sent as a
 bearer token and nowhere else: not in errors (an error body quoted back has it masked), not in
 the repr of `Endpoint`, not in the file.
@@ -32,68 +32,41 @@ import pickle
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
-from jtau.errors import InputError
-from jtau.translate.client import retry_after
+from jtau.errors import EndpointError, InputError
+from jtau.util.endpoint import Endpoint, Transient, masked, public_url, retry_after, transient_status
+from jtau.util.endpoint import Settings as EndpointSettings
 from jtau.util.listing import counted
 
-__all__ = ["Endpoint", "Settings", "Client", "Embeddings", "load_documents", "doc_hash", "build", "dump",
-           "write", "load", "default_file"]
+__all__ = ["Endpoint", "Settings", "endpoint_from_env", "public_url", "Client", "Embeddings", "load_documents",
+           "doc_hash", "build", "dump", "write", "load", "default_file"]
 
 FORMAT = 1
 DOMAIN = "banking_knowledge_ja"
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    base_url: str
-    model: str
-    api_key: str = field(default="", repr=False)
-
-    @classmethod
-    def from_env(cls, base_url: str, model: str) -> "Endpoint":
-        """The key from $JTAU_EMBED_API_KEY, else $OPENAI_API_KEY (a local server needs none)."""
-        if not base_url or not urlsplit(base_url).scheme.startswith("http") or not urlsplit(base_url).netloc:
-            raise InputError(f"--base-url {public_url(base_url)!r}: an http(s) URL, as the OpenAI client takes it "
-                             "(https://api.openai.com/v1, http://127.0.0.1:8000/v1)")
-        if not model:
-            raise InputError("--model: the embedding model's name at the endpoint (text-embedding-3-large)")
-        key = os.environ.get("JTAU_EMBED_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-        return cls(base_url.rstrip("/"), model, key)
+def endpoint_from_env(base_url: str, model: str) -> Endpoint:
+    """The endpoint at `base_url` (an http(s) URL), the key from $JTAU_EMBED_API_KEY, else
+    $OPENAI_API_KEY (a local server needs none)."""
+    if not base_url or not urlsplit(base_url).scheme.startswith("http") or not urlsplit(base_url).netloc:
+        raise EndpointError(f"--base-url {public_url(base_url)!r}: an http(s) URL, as the OpenAI client takes it "
+                         "(https://api.openai.com/v1, http://127.0.0.1:8000/v1)")
+    if not model:
+        raise EndpointError("--model: the embedding model's name at the endpoint (text-embedding-3-large)")
+    key = os.environ.get("JTAU_EMBED_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
+    return Endpoint(model, base_url.rstrip("/"), key)
 
 
 @dataclass(frozen=True)
-class Settings:
-    batch_size: int = 64
-    timeout: float = 60.0
+class Settings(EndpointSettings):
+    """The endpoint's settings (util/endpoint.py) and the texts a request embeds."""
     attempts: int = 5
-    backoff: float = 0.5
-    max_wait: float = 30.0
-
-
-class Transient(Exception):
-    """A failure worth another attempt."""
-
-    def __init__(self, reason: str, retry_after: float | None = None):
-        super().__init__(reason)
-        self.retry_after = retry_after
-
-
-def public_url(url: str) -> str:
-    """`url` without user, password, query or fragment: what may be printed and stored."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return "<unparsable URL>"
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    batch_size: int = 64
 
 
 class Client:
@@ -129,9 +102,8 @@ class Client:
             except Transient as exc:
                 last = str(exc)
                 if attempt + 1 < self.settings.attempts:
-                    wait = exc.retry_after if exc.retry_after is not None else self.settings.backoff * 2 ** attempt
-                    self.sleep(min(wait, self.settings.max_wait))
-        raise InputError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
+                    self.sleep(self.settings.wait(attempt, exc))
+        raise EndpointError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
                          f"{counted(self.settings.attempts, 'attempt')} (last: {last}); nothing written")
 
     def _request(self, texts: list[str], dimension: int | None) -> np.ndarray:
@@ -146,10 +118,10 @@ class Client:
         except httpx.TransportError:
             raise Transient(f"cannot connect to {public_url(self.endpoint.base_url)}") from None
         status = response.status_code
-        if status in (408, 409, 429) or status >= 500:
+        if transient_status(status):
             raise Transient(f"HTTP {status}", retry_after(response.headers))
         if status != 200:
-            raise InputError(f"the embeddings endpoint refused the request: HTTP {status} (model "
+            raise EndpointError(f"the embeddings endpoint refused the request: HTTP {status} (model "
                              f"{self.endpoint.model!r}, base URL {public_url(self.endpoint.base_url)})"
                              + self._reason(response))
         try:
@@ -164,10 +136,7 @@ class Client:
             message = response.json()["error"]["message"]
         except (ValueError, KeyError, TypeError):
             return ""
-        message = str(message)[:200]
-        if self.endpoint.api_key:
-            message = message.replace(self.endpoint.api_key, "***")
-        return f": {message}"
+        return f": {masked(str(message)[:200], self.endpoint.api_key)}"
 
 
 def vectors(data, count: int, dimension: int | None) -> np.ndarray:

@@ -132,7 +132,7 @@ class QueryEmbedding(BaseInputPreprocessor):
         with self._lock:
             if self._client is None:
                 base_url = os.environ.get("JTAU_EMBED_BASE_URL") or state["jtau_embeddings_base_url"]
-                endpoint = embeddings.Endpoint.from_env(base_url, self.model)
+                endpoint = embeddings.endpoint_from_env(base_url, self.model)
                 self._client = embeddings.Client(endpoint, embeddings.Settings(timeout=30, attempts=3))
         return self._client.embed([self._text(text) for text in texts])
 

@@ -62,16 +62,14 @@ class ArmDomain:
         """The domain object (its `registrations()` as tau2's registry takes them), made once."""
         with self._lock:
             if self._made is None:
-                from jtau.maps import load_maps
-                from jtau.project import maps_dir, project_root
+                from jtau.maps import project_maps
                 from jtau.rules import load_rules
 
                 folder = self.folder()
                 if self.arm.name == SOURCE_ARM:
                     self._made = TauTwin(self.source, folder)
                 else:
-                    self._made = self.runtime.arm(folder, load_maps(maps_dir(self.root or project_root())),
-                                                  load_rules(self.source), self.arm)
+                    self._made = self.runtime.arm(folder, project_maps(self.root), load_rules(self.source), self.arm)
             return self._made
 
     def registration(self, index: int):

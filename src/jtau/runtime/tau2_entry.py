@@ -27,9 +27,9 @@ from pathlib import Path
 from loguru import logger
 
 from jtau.arms import SOURCE_ARM, split_domain
-from jtau.errors import CheckFailed, InputError
-from jtau.maps import load_maps
-from jtau.project import default_out, maps_dir, project_root
+from jtau.errors import CheckFailed, InputError, error_name
+from jtau.maps import project_maps
+from jtau.project import default_out, project_root
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
@@ -42,7 +42,7 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
     """Every J-tau domain the installed tau2 can run, by its tau2 name (airline_ja, ...;
     banking_knowledge_ja on tau2-bench 1.0.1, once its localized folder is there)."""
     root = root or project_root()
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     return {d.name: d.ja(default_out(root, d.source), maps, load_rules(d.source)) for d in runtime_domains()
             if d.runs_here() and (default_out(root, d.source) / "manifest.json").is_file()}
 
@@ -64,7 +64,7 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     # (every arm but `en`, which tau2 grades as its own)
     install_communicate({n for n in names if (arm := split_domain(n)[1]) is not None and arm.name != SOURCE_ARM},
-                        load_maps(maps_dir(root or project_root())).locale.spoken_forms)
+                        project_maps(root).locale.spoken_forms)
     return names
 
 
@@ -251,7 +251,7 @@ def run_tau2(args: list[str], note=None) -> None:
     except Exception as exc:  # noqa: BLE001 - tau2's own failure, said in one line
         from jtau.util.secrets import scrub
 
-        raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {type(exc).__name__}: "
+        raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {error_name(exc)}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
     if run:
         if results.is_file() and (started is None or results.stat().st_mtime != started):
@@ -281,7 +281,7 @@ def remember_failures() -> None:
             from jtau.util.secrets import scrub
 
             if not _FIRST_FAILURE:
-                _FIRST_FAILURE.append(f"{type(exc).__name__}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
+                _FIRST_FAILURE.append(f"{error_name(exc)}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
             raise
 
     run_task.__jtau__ = True  # type: ignore[attr-defined]  # a marker attribute on a function

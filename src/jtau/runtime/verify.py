@@ -33,10 +33,9 @@ from jtau import domains
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
-from jtau.errors import CheckFailed, InputError
-from jtau.maps import load_maps
+from jtau.errors import CheckFailed, InputError, error_name
+from jtau.maps import project_maps
 from jtau.pipeline import domain_glossary, load_repaired
-from jtau.project import maps_dir
 from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RuntimeDomain, runtime_domain
@@ -98,7 +97,7 @@ def assertions(env, task: Task) -> list[str]:
         try:
             out.append("holds" if env.run_env_assertion(assertion, raise_assertion_error=False) else "fails")
         except Exception as exc:  # noqa: BLE001 - an assertion that errs is an outcome to compare
-            out.append(f"error: {type(exc).__name__}")
+            out.append(f"error: {error_name(exc)}")
     return out
 
 
@@ -224,7 +223,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     start = time.perf_counter()
     rules = load_rules(domain)
     source, _ = load_repaired(rules, root, source_dir)
-    maps = load_maps(maps_dir(root))
+    maps = project_maps(root)
     profile = arm_named(arm)
     if arm != JTAU_ARM:
         from jtau.arm_folders import arm_folder

@@ -15,7 +15,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-from jtau.errors import InputError
+from jtau.errors import SourceError
 
 ENV_VAR = "JTAU_SOURCE"
 TAU2_DATA_ENV = "TAU2_DATA_DIR"
@@ -88,9 +88,9 @@ def source_root(source: Path | None = None) -> tuple[Path, str]:
     else:
         root, origin = default_domains_dir()
         if root is None:
-            raise InputError(f"no tau2 source data found: {how_to_get()}")
+            raise SourceError(f"no tau2 source data found: {how_to_get()}")
     if not root.is_dir():
-        raise InputError(f"{root} ({origin}): not a folder")
+        raise SourceError(f"{root} ({origin}): not a folder")
     return root, origin
 
 
@@ -104,9 +104,9 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
     from jtau.util.listing import joined
 
     if domain in domains.names() and domains.spec(domain).tau3_only and not (root / domain).is_dir():
-        raise InputError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))
+        raise SourceError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))
     missing = [f"{domain}/{name}" for name in required if not (root / domain / name).is_file()]
-    raise InputError(f"{root} ({origin}): no {domain} domain here: missing {joined(missing, 4)}")
+    raise SourceError(f"{root} ({origin}): no {domain} domain here: missing {joined(missing, 4)}")
 
 
 def tau3_only(domain: str, where: str | None = None) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from jtau.errors import InputError
+from jtau.errors import InputError, SourceError
 from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
@@ -132,7 +132,7 @@ def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: 
     if "tasks" in rules.schemas:
         errors += check_schema(tasks, rules.schema_path("tasks"), str(folder / files.tasks), item_schema=True)
     if errors:
-        raise InputError(f"{folder}: the source data{label} does not have the types of tau2's data model",
+        raise SourceError(f"{folder}: the source data{label} does not have the types of tau2's data model",
                          first(errors, 10))
 
 
@@ -223,7 +223,7 @@ def check_domain(rules: DomainRules, db, folder: Path) -> None:
     if missing:
         other = identify(folder)
         found = _described(other) if other else f"{rules.files.db_label} without {', '.join(missing)}"
-        raise InputError(f"{folder}: found {found}, expected {_described(rules.name)}")
+        raise SourceError(f"{folder}: found {found}, expected {_described(rules.name)}")
 
 
 def has_source(name: str, source: Path | None = None) -> bool:
@@ -241,7 +241,7 @@ def check_sources(names: list[str], source: Path | None = None) -> None:
     root, origin = source_root(source)
     other = None if all((root / name).is_dir() for name in names) else identify(root)
     if other:
-        raise InputError(f"{root} ({origin}): found {_described(other)}, expected the folder holding "
+        raise SourceError(f"{root} ({origin}): found {_described(other)}, expected the folder holding "
                          f"{', '.join(names)} (a tau2-bench data/tau2/domains folder)")
     for name in names:
         _domain_dir(load_rules(name), source)
@@ -256,7 +256,7 @@ def _domain_dir(rules: DomainRules, source: Path | None) -> Path:
         other = identify(root)
         if other is None or other == rules.name:
             raise
-        raise InputError(f"{root} ({origin}): found {_described(other)}, expected {_described(rules.name)}") from None
+        raise SourceError(f"{root} ({origin}): found {_described(other)}, expected {_described(rules.name)}") from None
 
 
 def read_raw(rules: DomainRules, source: Path | None = None) -> tuple[Path, dict[str, bytes]]:

@@ -2,7 +2,7 @@
 
 Several segments go in one request and come back as one JSON object; requests run on a
 bounded thread pool; transient failures (429, 5xx, timeouts, connection errors, malformed
-bodies) are retried with exponential backoff that honours Retry-After; every answer is
+bodies) are retried with exponential backoff that honours Retry-After (util/endpoint.py); every answer is
 checked (`check.problems`) and a segment whose answer fails is asked again, then reported.
 Settings are deterministic (temperature 0, fixed seed).  The API key is held only by the
 openai client: it is never printed, logged or stored.
@@ -10,7 +10,6 @@ openai client: it is never printed, logged or stored.
 
 from __future__ import annotations
 
-import email.utils
 import json
 import os
 import re
@@ -18,42 +17,36 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from jtau.errors import InputError
+from jtau.errors import EndpointError
 from jtau.translate import check
 from jtau.translate.prompt import PROMPT_VERSION, system_prompt, user_message
 from jtau.translate.tm import Entry
+from jtau.util.endpoint import Endpoint, Transient, retry_after, transient_status
+from jtau.util.endpoint import Settings as EndpointSettings
 from jtau.util.listing import clip, counted
+
+__all__ = ["Endpoint", "Settings", "Job", "Failure", "MTClient", "endpoint_from_env", "batches"]
 
 FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    model: str
-    base_url: str | None = None
-    api_key: str = field(default="", repr=False)
-
-    @classmethod
-    def from_env(cls, model: str | None = None, base_url: str | None = None) -> "Endpoint | None":
-        """`--model`/`--base-url` or JTAU_MODEL/OPENAI_BASE_URL; None when no model is set."""
-        model = model or os.environ.get("JTAU_MODEL")
-        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
-        if not model:
-            return None
-        # local servers (vLLM, Ollama, LM Studio) accept any key; the client needs one
-        return cls(model=model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
+def endpoint_from_env(model: str | None = None, base_url: str | None = None) -> Endpoint | None:
+    """`--model`/`--base-url` or JTAU_MODEL/OPENAI_BASE_URL; None when no model is set."""
+    model = model or os.environ.get("JTAU_MODEL")
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+    if not model:
+        return None
+    # local servers (vLLM, Ollama, LM Studio) accept any key; the client needs one
+    return Endpoint(model=model, base_url=base_url, api_key=os.environ.get("OPENAI_API_KEY") or "not-needed")
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(EndpointSettings):
+    """The endpoint's settings (util/endpoint.py) and how the segments are sent."""
     concurrency: int = 4
     batch_size: int = 8
-    timeout: float = 60.0
-    attempts: int = 4
-    backoff: float = 0.5
-    max_wait: float = 30.0
     breaker: int = 5  # consecutive failed requests, across batches, that stop the whole run
 
 
@@ -72,33 +65,6 @@ class Failure:
 
     def __str__(self) -> str:
         return f"segment {self.job.key} ({self.job.kind}) {clip(self.job.source, 90)!r}: {'; '.join(self.reasons[-2:])}"
-
-
-class Transient(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None, unreachable: bool = False):
-        super().__init__(reason)
-        self.retry_after, self.unreachable = retry_after, unreachable
-
-
-def retry_after(headers) -> float | None:
-    """Seconds from Retry-After (seconds or an HTTP date) or retry-after-ms; None without one."""
-    if headers is None:
-        return None
-    if headers.get("retry-after-ms"):
-        try:
-            return float(headers["retry-after-ms"]) / 1000
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        try:
-            return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-        except (TypeError, ValueError):
-            return None
 
 
 def batches(jobs: list[Job], size: int) -> list[list[Job]]:
@@ -167,12 +133,11 @@ class MTClient:
                 self._count_failure(exc)
                 if exc.unreachable and attempt + 1 == self.settings.attempts:
                     tried = counted(attempt + 1, "attempt")
-                    raise InputError(f"{exc}: is the endpoint running? (after {tried})") from None
+                    raise EndpointError(f"{exc}: is the endpoint running? (after {tried})") from None
                 for key in pending:
                     reasons[key].append(str(exc))
                 if attempt + 1 < self.settings.attempts:
-                    wait_for = exc.retry_after if exc.retry_after is not None else self.settings.backoff * 2 ** attempt
-                    self.sleep(min(wait_for, self.settings.max_wait))
+                    self.sleep(self.settings.wait(attempt, exc))
                 continue
             for key, job in list(pending.items()):
                 found = check.problems(job.source, answers.get(key), job.hints, self.allow, self.literals, self.avoid)
@@ -195,7 +160,7 @@ class MTClient:
                 self._stopped = True
         if dead:
             hint = ": is the endpoint running?" if exc.unreachable else ""
-            raise InputError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row "
+            raise EndpointError(f"the endpoint failed {counted(self.settings.breaker, 'request')} in a row "
                              f"(last: {exc}{hint}); stopped after {counted(self.requests, 'request')}. "
                              "Translations received so far are kept in the journal; run again when the endpoint works"
                              ) from None
@@ -220,9 +185,9 @@ class MTClient:
                             unreachable=True) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
-            if status in (408, 409, 429) or status >= 500:
+            if transient_status(status):
                 raise Transient(f"HTTP {status}", retry_after(exc.response.headers)) from None
-            raise InputError(f"the endpoint refused the request: HTTP {status} (model {self.endpoint.model!r}, "
+            raise EndpointError(f"the endpoint refused the request: HTTP {status} (model {self.endpoint.model!r}, "
                              f"base URL {self.endpoint.base_url or 'default'})") from None
         except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError):
             raise Transient("malformed response body") from None

@@ -8,4 +8,6 @@
 - gcpause.py: the cyclic garbage collector paused around bulk JSON work
 - listing.py: short listings for one-line messages
 - options.py: an `--*-llm-args` option's JSON object
+- processes.py: work on several items at once in worker processes
+- endpoint.py: an OpenAI-compatible endpoint: its settings, retries with backoff, the URL shown and the key masked
 """

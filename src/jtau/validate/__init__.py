@@ -1,7 +1,8 @@
 """Stage 5: validation.  Every check compares the localized domain with its source through
-the rules and maps, and returns errors that name the file and JSON path; `validate_domain`
-runs them all and also returns the numbers it measured (for the run summary).
+the rules and maps, and returns findings that name the check, the file and JSON path;
+`validate_domain` runs them all and also returns the numbers it measured (for the run summary).
 
+- finding.py: `Finding`: one problem (check, severity, file, JSON path or line, message), printed as one line
 - report.py: `validate_domain`: every check that applies to the arm, errors and numbers collected
 - money.py: each amount exactly rate x its source amount, the source's arithmetic identities kept
 - integrity.py: referential integrity and one-to-one-ness: what the tools compare still matches
@@ -13,6 +14,7 @@ runs them all and also returns the numbers it measured (for the run summary).
 - tool_output.py: a tool's answer states the source's facts in the arm's notation and language (`jtau verify`)
 """
 
+from jtau.validate.finding import Finding
 from jtau.validate.report import Report, validate_domain
 
-__all__ = ["Report", "validate_domain"]
+__all__ = ["Finding", "Report", "validate_domain"]

@@ -20,6 +20,7 @@ from jtau.rules import Customers
 from jtau.text.recognize import Recognizer
 from jtau.text.render import Renderer
 from jtau.util.jsonpath import format_path
+from jtau.validate.finding import Finding
 
 # "from Portland, OR", "living in Denver, Colorado", "based in Boulder, CO"
 HOMETOWN = re.compile(r"\b(?:from|living in|based in|live in|lives in)\s+"
@@ -86,25 +87,26 @@ def source_hometowns(tasks: list[dict], db: dict, customers: Customers,
 
 
 def check(hometowns: list[Hometown], arm_tasks: list[dict], arm_db: dict, customers: Customers,
-          recognizer: Recognizer, renderer: Renderer, label: str) -> list[str]:
+          recognizer: Recognizer, renderer: Renderer, label: str) -> list[Finding]:
     """The arm's text and address of each confirmed hometown: errors naming the task and both."""
     people = records(arm_db, customers)
-    errors = []
+    errors: list[Finding] = []
     for home in hometowns:
         template = recognizer.templatize(home.place)  # each entity of the place as the arm writes it
         parts = [renderer.entity(entity) for _, entity in template.entities] or [home.place]
         if renderer.arm.localizes_entities and re.search(r"[A-Za-z]", renderer.render(template.text, template)):
-            errors.append(f"{label}: {format_path(home.field)}: the source's hometown {home.place!r} is only part "
-                          f"J-tau's: {renderer.render(template.text, template)!r} (a place of the maps for all of it)")
+            errors.append(Finding("hometowns", f"the source's hometown {home.place!r} is only part J-tau's: "
+                                  f"{renderer.render(template.text, template)!r} (a place of the maps for all of it)",
+                                  label, format_path(home.field)))
             continue
         text = arm_tasks[home.task]
         for key in home.field[1:]:
             text = text[key]
         addresses = [_flat(people[i].get(customers.address)) for i in home.customers]
-        where = f"{label}: {format_path(home.field)}"
         if missing := [part for part in parts if part not in text]:
-            errors.append(f"{where}: the source's hometown {home.place!r} reads {' '.join(parts)!r} in this arm; "
-                          f"the text does not say {missing[0]!r}")
+            errors.append(Finding("hometowns", f"the source's hometown {home.place!r} reads {' '.join(parts)!r} in "
+                                  f"this arm; the text does not say {missing[0]!r}", label, format_path(home.field)))
         elif not any(all(piece in address for piece in _pieces(parts[0])) for address in addresses):
-            errors.append(f"{where}: the hometown {parts[0]!r} is not the customer's address {addresses[0]!r}")
+            errors.append(Finding("hometowns", f"the hometown {parts[0]!r} is not the customer's address "
+                                  f"{addresses[0]!r}", label, format_path(home.field)))
     return errors

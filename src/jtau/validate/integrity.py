@@ -9,6 +9,7 @@ from jtau.rules import DomainRules
 from jtau.swap.structured import tool_calls
 from jtau.util import jsonpath
 from jtau.util.listing import clip
+from jtau.validate.finding import Finding
 
 
 def key_sets(db, rules: DomainRules) -> dict[str, set]:
@@ -40,7 +41,7 @@ def actions(tasks: list[dict], rules: DomainRules):
             yield (index,) + path, action, table
 
 
-def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[str], int]:
+def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[Finding], int]:
     """Each id argument of a tool call (pairs of `actions` of the source and the output
     tasks) exists in the output db exactly when it exists in the source db."""
     src_keys, out_keys = key_sets(src_db, rules), key_sets(out_db, rules)
@@ -54,8 +55,8 @@ def check_references(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
             checked += 1
             if (s_value in src_keys[name]) != (o_value in out_keys[name]):
                 state = "exists" if s_value in src_keys[name] else "dangles"
-                errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
-                              f"{name} {o_value!r}: in the source {s_value!r} {state}, here it does not")
+                errors.append(Finding("references", f"{name} {o_value!r}: in the source {s_value!r} {state}, here it "
+                                      "does not", file, jsonpath.format_path(path + ('arguments',) + arg_path)))
     return errors, checked
 
 
@@ -78,10 +79,10 @@ def distinct_counts(db, rules: DomainRules) -> dict[str, int]:
 CONTEXTUAL = {"option_name", "option_value"}
 
 
-def check_bijective(src_db, out_db, rules, file) -> tuple[list[str], dict[str, int]]:
+def check_bijective(src_db, out_db, rules, file) -> tuple[list[Finding], dict[str, int]]:
     before, after = distinct_counts(src_db, rules), distinct_counts(out_db, rules)
-    errors = [f"{file}: {kind}: {before[kind]} distinct values in the source, {after.get(kind)} here"
-              for kind in before if before[kind] != after.get(kind)]
+    errors = [Finding("distinct values", f"{before[kind]} distinct values in the source, {after.get(kind)} here", file,
+                      kind) for kind in before if before[kind] != after.get(kind)]
     return errors, before
 
 
@@ -145,7 +146,7 @@ class _Positions:
         return tuple(out)
 
 
-def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[str], int]:
+def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[Finding], int]:
     """Passengers in tool calls match the same db records (by position) as in the source."""
     src_people, out_people = _people(src_db, rules), _people(out_db, rules)
     errors, checked = [], 0
@@ -161,12 +162,13 @@ def check_passengers(src_db, out_db, action_pairs, rules, file) -> tuple[list[st
                 o_match = sorted(out_people.get(o, [])) if o is not None else []
                 if s_match != o_match:
                     who = f"{o[1]} {o[0]}" if o else clip(repr(oc[ok]), 60)
-                    errors.append(f"{file}: {jsonpath.format_path(path + ('arguments',) + arg_path)}: "
-                                  f"{who} matches {len(o_match)} db records, the source passenger {len(s_match)}")
+                    errors.append(Finding("passengers", f"{who} matches {len(o_match)} db records, the source "
+                                          f"passenger {len(s_match)}", file,
+                                          jsonpath.format_path(path + ('arguments',) + arg_path)))
     return errors, checked
 
 
-def check_cited_tools(source_documents: dict, out_documents: dict, rules) -> tuple[list[str], int]:
+def check_cited_tools(source_documents: dict, out_documents: dict, rules) -> tuple[list[Finding], int]:
     """Each document cites the tools its source cites, as many times (`open_bank_account_4821`
     stays verbatim: the agent calls it by that name), as the rules' `cited_tool` finds them."""
     cited = re.compile(rules.cited_tool)
@@ -178,6 +180,6 @@ def check_cited_tools(source_documents: dict, out_documents: dict, rules) -> tup
             got = Counter(cited.findall(localized.get(key) or ""))
             checked += sum(want.values())
             if want != got:
-                errors.append(f"{name}: {key}: tool names {sorted((want - got).elements())} missing, "
-                              f"{sorted((got - want).elements())} not in the source")
+                errors.append(Finding("cited tools", f"tool names {sorted((want - got).elements())} missing, "
+                                      f"{sorted((got - want).elements())} not in the source", name, key))
     return errors, checked

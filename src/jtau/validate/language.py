@@ -16,6 +16,7 @@ from jtau.text.template import LATIN_AFTER, LATIN_BEFORE, PLACEHOLDER
 from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_literals
 from jtau.util import jsonpath
 from jtau.util.listing import joined
+from jtau.validate.finding import WARNING, Finding
 
 LATIN_LETTER = re.compile(r"[A-Za-z]")
 EMAILS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
@@ -79,33 +80,37 @@ def english_left(text: str, allow: frozenset[str], literals: frozenset[str], sou
 GLUED_ID = re.compile(r"(?<=[\u3040-\u30ff\u4e00-\u9fff])ID(?=[A-Za-z0-9#])|番号(?=[A-Za-z#])")
 
 
-def check_field(where: str, source: str, output: str, glossary: Glossary,
+Place = tuple[str, str, int | None]  # a text field's file, JSON path or field, line (Finding's)
+
+
+def check_field(where: Place, source: str, output: str, glossary: Glossary,
                 literals: frozenset[str], frozen: FrozenTokens,
-                allow: frozenset[str], hints: bool = True) -> tuple[list[str], list[str]]:
-    """`allow`: the Latin words allowed (the glossary's and the maps' names); `hints`: check the glossary's
-    renderings too (the knowledge base's lines skip it: every one of its segments came from a
-    memory entry checked for its hints)."""
-    errors: list[str] = []
-    warnings: list[str] = []
+                allow: frozenset[str], hints: bool = True) -> tuple[list[Finding], list[Finding]]:
+    """Errors and warnings of one text field at `where`.  `allow`: the Latin words allowed (the
+    glossary's and the maps' names); `hints`: check the glossary's renderings too (the knowledge
+    base's lines skip it: every one of its segments came from a memory entry checked for its hints)."""
+    errors: list[Finding] = []
+    warnings: list[Finding] = []
     if not LATIN_LETTER.search(output):  # no placeholder, glued id or English can be left
         return errors, _hint_warnings(where, source, output, glossary) if hints else []
     if placeholder := PLACEHOLDER.search(output):
-        errors.append(f"{where}: placeholder {placeholder.group()} left in the text")
+        errors.append(Finding("language", f"placeholder {placeholder.group()} left in the text", *where))
     if glued := GLUED_ID.search(output):
-        errors.append(f"{where}: id glued to its label: {output[max(0, glued.start() - 6):glued.end() + 8]!r} "
-                      "(write 予約ID XEHM4B or 予約ID：XEHM4B)")
+        glued_text = output[max(0, glued.start() - 6):glued.end() + 8]
+        errors.append(Finding("language", f"id glued to its label: {glued_text!r} "
+                              "(write 予約ID XEHM4B or 予約ID：XEHM4B)", *where))
     # emails first: the frozen tokens would take `coffeelover_fumi` of coffeelover_fumi@protonmail.com
     words = english_left(frozen.strip(EMAILS.sub(" ", output)), allow, literals, source)
     if words and re.search(r"[A-Za-z]", source):
         state = "untranslated" if not JAPANESE.search(IDS.sub("", output)) or len(words) > 3 else "English left"
-        warnings.append(f"{where}: {state}: {joined(words, 6)}")
+        warnings.append(Finding("language", f"{state}: {joined(words, 6)}", *where, severity=WARNING))
     elif not words and hints:
         warnings += _hint_warnings(where, source, output, glossary)
     return errors, warnings
 
 
-def _hint_warnings(where: str, source: str, output: str, glossary: Glossary) -> list[str]:
-    return [f"{where}: glossary: {term!r} is not rendered {rendering!r}"
+def _hint_warnings(where: Place, source: str, output: str, glossary: Glossary) -> list[Finding]:
+    return [Finding("language", f"glossary: {term!r} is not rendered {rendering!r}", *where, severity=WARNING)
             for term, rendering in glossary.hints_in(source).items() if rendering not in output]
 
 
@@ -140,25 +145,26 @@ def prose_lines(source: list[str], output: list[str]):
 
 
 def check_language(source, out, rules: DomainRules, glossary: Glossary,
-                   action_pairs: list, names: frozenset[str] = frozenset()) -> tuple[list[str], list[str], int]:
+                   action_pairs: list, names: frozenset[str] = frozenset()) -> tuple[list[Finding], list[Finding], int]:
     """Errors, warnings, and the number of fields checked; `names`: Latin words the maps render
     as written (a brand the customer's statement prints), not English left."""
     literals = frozenset(rules.enum_literals)
     frozen = FrozenTokens(rules, source.db)
     errors, warnings, count = [], [], 0
     allow = glossary.allow_latin | names
-    fields = [(f"{rules.files.tasks}: {jsonpath.format_path(p)}", s, o, True)
-              for p, s, o in text_pairs(source.tasks, out.tasks, rules, action_pairs)]
+    fields: list[tuple[Place, str, str, bool]] = [
+        ((rules.files.tasks, jsonpath.format_path(p), None), s, o, True)
+        for p, s, o in text_pairs(source.tasks, out.tasks, rules, action_pairs)]
     for name, text in source.policies.items():
-        fields += [(f"{name}:{n}", s, o, True) for n, (s, o) in
+        fields += [((name, "", n), s, o, True) for n, (s, o) in
                    enumerate(zip(text.split("\n"), out.policies[name].split("\n")), 1) if s.strip()]
     for name, document in source.documents.items():  # the knowledge base: titles, content lines
         localized = out.documents.get(name) or {}
         for key in rules.documents:
             s_text, o_text = document.get(key) or "", localized.get(key) or ""
-            fields += [(f"{name}: {key}:{n}", s, o, False) for n, s, o in
+            fields += [((name, key, n), s, o, False) for n, s, o in
                        prose_lines(s_text.split("\n"), o_text.split("\n")) if s.strip()]
-    seen: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+    seen: dict[tuple[str, str], tuple[list[Finding], list[Finding]]] = {}
     for where, s, o, hints in fields:
         count += 1
         if (s, o) not in seen:  # problems are the same wherever a pair recurs; named once

@@ -13,6 +13,7 @@ from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
 from jtau.text.template import LATIN_BEFORE
 from jtau.util.jsonpath import format_path
+from jtau.validate.finding import Finding
 
 DOLLAR = r"\$\s?\d"
 
@@ -77,17 +78,17 @@ def leaks_in(text: str, regex: re.Pattern) -> list[re.Match]:
     return [m for m in regex.finditer(text) if not in_caps_phrase(text, m)]
 
 
-def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[str]:
+def find_leaks(data, file: str, regex: re.Pattern, limit: int = 50) -> list[Finding]:
     """Source terms left in `data`, each named by its JSON path.  Each distinct text is
     searched once (telecom repeats its texts 2,285 times); paths are found only for hits."""
     leaking = {text for text in distinct_strings(data) if regex.search(text) and leaks_in(text, regex)}
-    errors: list[str] = []
+    errors: list[Finding] = []
     if not leaking:
         return errors
     for path, text in strings(data):
         if text in leaking:
             for match in leaks_in(text, regex):
-                errors.append(f"{file}: {format_path(path)}: source term {match.group()!r} left")
+                errors.append(Finding("leaks", f"source term {match.group()!r} left", file, format_path(path)))
                 if len(errors) >= limit:
                     return errors
     return errors

@@ -5,7 +5,8 @@ language's script.
 An arm's entities are the source's (dollars, MM/DD/YYYY, EST, US places and merchants) or J-tau's
 (yen, YYYY/MM/DD, JST, Japanese places and merchants: jtau.arms); its text is English or Japanese.
 `LocaleCheck(maps, arm).findings(text)` reads one text; `check_texts` every text of a domain
-folder, each finding named by file and JSON path with the words at fault.  What it cannot see:
+folder, each a Finding (validate/finding.py) naming file and JSON path, the words at fault and the text
+around them.  What it cannot see:
 a fact of the right locale that contradicts the db (a hometown that is not the address's
 prefecture, an amount that is not the db's price) reads as well-formed text here.
 """
@@ -13,26 +14,15 @@ prefecture, an amount that is not the db's price) reads as well-formed text here
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from jtau.arms import Arm
 from jtau.maps.model import EntityMaps
 from jtau.text.recognize import trie_regex
 from jtau.util import jsonpath
 from jtau.util.jsonpath import format_path
+from jtau.validate.finding import Finding
 
 MAX_FINDINGS = 200  # per arm and domain, in the report (the count is exact)
-
-
-@dataclass(frozen=True)
-class LocaleFinding:
-    where: str     # file: JSON path
-    kind: str      # currency, date, zone, country, place, merchant, address, institution
-    words: str     # what the text says
-    text: str      # the text around it
-
-    def __str__(self) -> str:
-        return f"{self.where}: {self.kind} of the other locale or language: {self.words!r} in {self.text!r}"
 
 
 def _words(values, name_only: bool = False) -> re.Pattern | None:
@@ -136,13 +126,14 @@ def texts(folder_domain, rules) -> list[tuple[str, tuple, str]]:
     return out
 
 
-def check_texts(folder_domain, rules, maps: EntityMaps, arm: Arm) -> tuple[list[LocaleFinding], int]:
-    """Every word of the other locale or language in the arm's texts, and how many characters were read."""
+def check_texts(folder_domain, rules, maps: EntityMaps, arm: Arm) -> tuple[list[Finding], int]:
+    """Every word of the other locale or language in the arm's texts (its kind: currency, date, zone,
+    country, place, merchant, address, institution), and how many characters were read."""
     check, found, read = LocaleCheck(maps, arm), [], 0
     for name, path, text in texts(folder_domain, rules):
         read += len(text)
         for kind, match in check.findings(text):
             around = text[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")
-            where = f"{name}: {format_path(path)}" if path else name
-            found.append(LocaleFinding(where, kind, match[0], around))
+            found.append(Finding("locale", f"{kind} of the other locale or language: {match[0]!r} in {around!r}",
+                                 name, format_path(path) if path else ""))
     return found, read

@@ -5,7 +5,11 @@ entities: rate x source as integers; the source's: the source's amounts), refere
 identities and distinct values for every arm; no leak where the entities are J-tau's; the
 Japanese-language QA where the text is Japanese (the source's names, places and emails allowed
 where the entities are the source's); no word of the other locale in any text, in every arm
-(validate/locale.py)."""
+(validate/locale.py).
+
+Each problem is a Finding (validate/finding.py) whose `check` names what found it: tasks (the task
+ids), schema, money, identity, references, distinct values, passengers, leaks, task text money,
+hometowns, locale, cited tools, language (the language QA, whose warnings are review material)."""
 
 from __future__ import annotations
 
@@ -21,16 +25,18 @@ from jtau.source import SourceDomain
 from jtau.source.schema import check_schema
 from jtau.text.recognize import Recognizer
 from jtau.validate import hometowns, integrity, language, leaks, money, text_money
+from jtau.validate.finding import Finding, placed
 from jtau.validate.locale import check_texts, task_texts
 
 
 @dataclass
 class Report:
-    errors: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    """What validation found: errors (validation fails), warnings (review material), numbers measured."""
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
     stats: dict[str, object] = field(default_factory=dict)
 
-    def add(self, name: str, errors: list[str], stat=None) -> None:
+    def add(self, name: str, errors: list[Finding], stat=None) -> None:
         self.errors += errors
         if stat is not None:
             self.stats[name] = stat
@@ -47,15 +53,16 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     arm = arm or ARMS[JTAU_ARM]
     rate = maps.locale.currency.rate if arm.localizes_entities else Decimal(1)
     if isinstance(files.db, str) and "db" in rules.schemas:
-        report.add("schema", check_schema(out.db, rules.schema_path("db"), files.db))
+        report.add("schema", placed("schema", check_schema(out.db, rules.schema_path("db"), files.db), files.db))
     for name in files.db_files if not isinstance(files.db, str) else []:  # one schema per db file
         part = files.db_part(name)
         if part in rules.schemas:
-            report.errors += check_schema(out.db[part], rules.schema_path(part), name)
+            report.errors += placed("schema", check_schema(out.db[part], rules.schema_path(part), name), name)
     if "tasks" in rules.schemas:
-        report.errors += check_schema(out.tasks, rules.schema_path("tasks"), files.tasks, item_schema=True)
+        schema_errors = check_schema(out.tasks, rules.schema_path("tasks"), files.tasks, item_schema=True)
+        report.errors += placed("schema", schema_errors, files.tasks)
     if len(out.tasks) != len(source.tasks) or [t["id"] for t in out.tasks] != [t["id"] for t in source.tasks]:
-        report.errors.append(f"{files.tasks}: task ids differ from the source")
+        report.errors.append(Finding("tasks", "task ids differ from the source", files.tasks))
         return report
 
     whole = arm.localizes_entities  # yen are whole; the source's dollars are as the source has them
@@ -80,12 +87,13 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
     report.stats["action amounts = rate x source"] = task_money
     for name, identity in identities(rules).items():
         src_errors, src_holds = identity(source.db, rules, 1, files.db_label)
-        errors, holds = identity(out.db, rules, rate, files.db_label)
+        texts, holds = identity(out.db, rules, rate, files.db_label)
         if src_errors == []:
+            found = placed("identity", texts, files.db_label)
             if holds != src_holds:  # an identity may hold for only some records: as many as before
-                errors = errors + [f"{files.db_label}: {name}: holds for {holds} records, "
-                                   f"for {src_holds} in the source"]
-            report.add(f"{name} identity holds", errors, f"{holds}/{holds + len(errors)}")
+                found.append(Finding("identity", f"holds for {holds} records, for {src_holds} in the source",
+                                     files.db_label, name))
+            report.add(f"{name} identity holds", found, f"{holds}/{holds + len(found)}")
 
     errors, checked = integrity.check_references(source.db, out.db, action_pairs, rules, files.tasks)
     report.add("references checked", errors, checked)
@@ -116,7 +124,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
                                                                     recognizer))
     other_locale, read = check_texts(out, rules, maps, arm)
     report.stats["texts read for the other locale (characters)"] = read
-    report.add("words of the other locale", [str(f) for f in other_locale], len(other_locale))
+    report.add("words of the other locale", other_locale, len(other_locale))
     if rules.cited_tool and source.documents:
         errors, checked = integrity.check_cited_tools(source.documents, out.documents, rules)
         report.add("tool names the documents cite (as the source)", errors, checked)
@@ -134,7 +142,7 @@ def validate_domain(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps
 
 
 def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rules: DomainRules,
-               glossary: Glossary, arm: Arm, recognizer=None) -> tuple[list[str], int]:
+               glossary: Glossary, arm: Arm, recognizer=None) -> tuple[list[Finding], int]:
     """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
     recognizer = recognizer or Recognizer.for_rules(maps, rules, source.db, glossary)
     from jtau.swap.localizer import Localizer

@@ -19,6 +19,7 @@ from jtau.arms import Arm
 from jtau.text.recognize import Recognizer
 from jtau.text.render import MONEY_NUMBER, THOUSANDS
 from jtau.util.jsonpath import format_path
+from jtau.validate.finding import Finding
 
 FIGURE = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 YEN_JA = re.compile(rf"(?<![\d.,])({FIGURE})(?:〜({FIGURE}))?円(?!単位)")
@@ -50,10 +51,11 @@ def arm_amounts(text: str, arm: Arm) -> Counter:
 
 
 def check(fields: list[tuple[tuple, str]], arm_tasks: list[dict], arm: Arm, rate: Decimal,
-          recognizer: Recognizer, label: str, figures: frozenset[str] = frozenset()) -> tuple[list[str], int]:
+          recognizer: Recognizer, label: str, figures: frozenset[str] = frozenset()) -> tuple[list[Finding], int]:
     """Errors naming the field and the amounts expected and found; the number of amounts checked."""
     factor = rate if arm.localizes_entities else Decimal(1)
-    errors, checked = [], 0
+    errors: list[Finding] = []
+    checked = 0
     for path, text in fields:
         expected = Counter({amount * factor: n for amount, n in source_amounts(text, recognizer, figures).items()})
         localized = arm_tasks[path[0]]
@@ -63,8 +65,8 @@ def check(fields: list[tuple[tuple, str]], arm_tasks: list[dict], arm: Arm, rate
         checked += sum(expected.values())
         if expected != got:
             missing, extra = expected - got, got - expected
-            errors.append(f"{label}: {format_path(path)}: amounts {_shown(missing)} expected, {_shown(extra)} found "
-                          "instead")
+            errors.append(Finding("task text money", f"amounts {_shown(missing)} expected, {_shown(extra)} found "
+                                  "instead", label, format_path(path)))
     return errors, checked
 
 
