@@ -11,7 +11,7 @@ banking_knowledge is among the domains):
   --repeat pairs, and the peak memory of the jtau process;
 - `jtau --help`, median of --repeat runs;
 - arms (target: generating an arm costs no more than localizing its domain): building each arm
-  of each domain into a folder (jtau.arm_folders.build: the pipeline for the arm, then the write)
+  of each domain into a folder (jtau.arm_cache.build: the pipeline for the arm, then the write)
   against localizing the domain and writing it, best of --repeat runs each.
 
     python scripts/bench_localize.py [DOMAIN ...] [--repeat N] [--arms-only]
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import tomli_w
 
-from jtau.arm_folders import build
+from jtau.arm_cache import build
 from jtau.arms import ARMS, JTAU_ARM
 from jtau.domains import listed
 from jtau.pipeline import finish, localize

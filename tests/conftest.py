@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
 # tests never reach the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-# jtau's cache ($JTAU_CACHE: the arms of jtau.arm_folders, parsed YAML) in a folder of this test
+# jtau's cache ($JTAU_CACHE: the arms of jtau.arm_cache, parsed YAML) in a folder of this test
 # process, from collection on: never the user's, written or read (a run measures a fresh machine)
 CACHE = Path(tempfile.mkdtemp(prefix="jtau-test-cache-"))
 atexit.register(shutil.rmtree, CACHE, True)

@@ -1,5 +1,5 @@
 """J-tau's arms (jtau.arms, docs/ARMS.md): each a profile of the one pipeline, built on demand
-into the cache (jtau.arm_folders), validated by the invariants that apply, on the real data."""
+into the cache (jtau.arm_cache), validated by the invariants that apply, on the real data."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import tomllib
 import pytest
 
 from conftest import ROOT, banking_here, jtau
-from jtau.arm_folders import arm_folder, cache_dir, input_key
+from jtau.arm_cache import arm_folder, cache_dir, input_key
 from jtau.arms import ARMS, english_twin, split_domain
 from jtau.domain import LocalizedDomain
 from jtau.pipeline import Options, load_repaired, localize
@@ -193,7 +193,7 @@ def test_localize_arm_builds_into_a_folder_and_refuses_what_is_j_taus(tmp_path, 
 
 def test_validate_arm_reads_the_folder_out_names(tmp_path):
     """`validate_arm` (what `jtau validate` prints) checks `out`/<domain> when given, J-tau's folder otherwise."""
-    from jtau.arm_folders import validate_arm
+    from jtau.arm_cache import validate_arm
 
     assert validate_arm("airline", "ja", ROOT).errors == []
     shutil.copytree(ROOT / "data" / "domains" / "airline", tmp_path / "airline")

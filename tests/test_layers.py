@@ -13,7 +13,7 @@ LAYERS = [
     ["jtau.source", "jtau.maps"],                                                # what is read
     ["jtau.swap", "jtau.text", "jtau.translate", "jtau.domain"],                 # the stages
     ["jtau.validate", "jtau.retrieval", "jtau.write"],
-    ["jtau.pipeline", "jtau.review", "jtau.changes", "jtau.arm_folders", "jtau.map_proposals"],
+    ["jtau.pipeline", "jtau.review", "jtau.changes", "jtau.arm_cache", "jtau.map_proposals"],
     ["jtau.runtime"],                                                            # tau2
     ["jtau.domains.*.environment", "jtau.domains.*.boundary"],                   # each domain's in tau2
     ["jtau.experiment", "jtau.retention", "jtau.release"],

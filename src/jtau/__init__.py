@@ -17,7 +17,7 @@ Around them:
 - pipeline.py: `jtau localize`: the stages in order, nothing written until everything validated
 - domain.py: a localized domain in memory, as the pipeline produces it and `jtau validate` reads it
 - arms.py: J-tau's four arms, a 2x2 of text language x entity locale
-- arm_folders.py: where an arm's files are: `ja` in the repository, the other arms built into a cache
+- arm_cache.py: where an arm's files are: `ja` in the repository, the other arms built into a cache
 - patches.py: task repairs, JSON Patch files applied to the source tasks before localizing
 - glossary.py: one Japanese rendering per English term (enforced, hinted, avoided spellings)
 - map_proposals.py: map entries proposed for source entities the maps do not cover (`jtau maps propose`)

@@ -25,7 +25,7 @@ What follows which factor (docs/ARMS.md):
   descriptions and merchants: the db and every tool argument.
 
 Only `ja` is committed (data/domains/); the other arms are built on first use into a cache
-(jtau.arm_folders).
+(jtau.arm_cache).
 """
 
 from __future__ import annotations

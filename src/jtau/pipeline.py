@@ -6,7 +6,7 @@
 The pipeline localizes for one arm (jtau.arms, `Options.arm`; default `ja`, J-tau itself): the
 localizer converts only the kinds the arm localizes, an English-text arm renders the English
 templates (no memory), and validation runs the invariants that apply.  `en` is the source with
-the task repairs (no stage but loading runs).  Arms other than `ja` are built by jtau.arm_folders.
+the task repairs (no stage but loading runs).  Arms other than `ja` are built by jtau.arm_cache.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""J-tau's arms in tau2 (runtime/arms.py): registered for every domain and variant, graded by
+"""J-tau's arms in tau2 (runtime/registration.py): registered for every domain and variant, graded by
 tau2's own rule for each task id, each environment in its arm's language and locale, and the
 English-prompted Japanese customer.  Runs on whichever runtime is installed (both in CI)."""
 

@@ -103,29 +103,29 @@ class Registry:
 
 
 def test_a_name_another_package_registered_is_taken_over_and_said(monkeypatch):
-    from jtau.runtime import arms
+    from jtau.runtime import registration
     from jtau.runtime.tau2_entry import collision_note
 
-    monkeypatch.setattr(arms, "COLLISIONS", {})
-    monkeypatch.setattr(arms, "SHADOWED", set())
+    monkeypatch.setattr(registration, "COLLISIONS", {})
+    monkeypatch.setattr(registration, "SHADOWED", set())
     registry = Registry()
-    arms.register_arms(registry)
+    registration.register_arms(registry)
     assert getattr(registry._domains["airline_ja"], "__jtau__", False)
     assert getattr(registry._tasks["airline_ja"], "__jtau__", False)
-    assert arms.COLLISIONS == {"airline_ja": "sbintuitions_jtau.domains"}
+    assert registration.COLLISIONS == {"airline_ja": "sbintuitions_jtau.domains"}
     note = collision_note()
     assert note.startswith("note: tau2 already had airline_ja from sbintuitions_jtau.domains") and "\n" not in note
-    arms.register_arms(registry)  # J-tau's own registrations are no collision
-    assert arms.COLLISIONS == {"airline_ja": "sbintuitions_jtau.domains"}
+    registration.register_arms(registry)  # J-tau's own registrations are no collision
+    assert registration.COLLISIONS == {"airline_ja": "sbintuitions_jtau.domains"}
 
 
 def test_without_a_collision_nothing_is_said(monkeypatch):
-    from jtau.runtime import arms
+    from jtau.runtime import registration
     from jtau.runtime.tau2_entry import collision_note
 
-    monkeypatch.setattr(arms, "COLLISIONS", {})
+    monkeypatch.setattr(registration, "COLLISIONS", {})
     registry = Registry()
     registry._domains.clear()
     registry._tasks.clear()
-    arms.register_arms(registry)
+    registration.register_arms(registry)
     assert collision_note() is None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import copy
 
 from jtau.arms import ARMS, JTAU_ARM
-from jtau.validate.report import _hometowns
+from jtau.validate.all_checks import _hometowns
 
 
 def test_j_tau_says_each_hometown_the_source_confirms(retail):

@@ -65,7 +65,7 @@ def test_words_that_only_look_like_the_other_locale_are_none():
 
 @pytest.fixture(scope="module")
 def arm_tasks(arms_cache):
-    from jtau.arm_folders import arm_folder
+    from jtau.arm_cache import arm_folder
 
     return lambda domain, arm: json.loads((arm_folder(domain, arm, ROOT) / "tasks.json").read_text())
 
@@ -93,7 +93,7 @@ def test_a_us_address_in_japanese_text_keeps_the_sources_order(arm_tasks):
 
 @pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
 def test_the_mixed_arms_policy_names_its_own_clock(arms_cache):
-    from jtau.arm_folders import arm_folder
+    from jtau.arm_cache import arm_folder
 
     policy = (arm_folder("airline", "ja-text", ROOT) / "policy.md").read_text()
     assert "15:00:00 EST" in policy and "米国東部時間" in policy and "日本時間" not in policy
@@ -109,7 +109,7 @@ def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
 
     if domain == "banking_knowledge" and not banking_here():
         pytest.skip("banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
-    from jtau.arm_folders import arm_folder
+    from jtau.arm_cache import arm_folder
     from jtau.domain import LocalizedDomain
     from jtau.rules import load_rules
     from jtau.validate.locale import check_texts
@@ -139,7 +139,7 @@ def test_banking_knowledge_base_reads_in_each_arms_notation(arms_cache):
 
     if not banking_here():
         pytest.skip("banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
-    from jtau.arm_folders import arm_folder
+    from jtau.arm_cache import arm_folder
     from jtau.domain import LocalizedDomain
     from jtau.rules import load_rules
     from jtau.validate.locale import check_texts

@@ -47,7 +47,7 @@ def embed(
         if arm == "en":
             raise InputError("--arm en is tau2's own banking_knowledge, which embeds its documents itself")
         if documents is None:
-            from jtau.arm_folders import arm_folder
+            from jtau.arm_cache import arm_folder
 
             root = project_root()
             documents = arm_folder("banking_knowledge", arm_named(arm), root) / "documents"

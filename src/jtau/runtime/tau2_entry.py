@@ -6,7 +6,7 @@ first and then tau2's command line takes over with the remaining arguments:
     jtau tau2 run --domain airline_ja --user user_simulator_ja-en-prompt --agent-llm gpt-4.1 --user-llm gpt-4.1
 
 Every arm of every J-tau domain is registered (`airline_ja`, `airline_ja-text`, `telecom_en` ...:
-runtime/arms.py, docs/ARMS.md), built on first use.  `user_simulator_ja` is tau2's user simulator
+runtime/registration.py, docs/ARMS.md), built on first use.  `user_simulator_ja` is tau2's user simulator
 with Japanese global guidelines, `user_simulator_ja-en-prompt` the English-prompted Japanese
 customer (runtime/user.py).
 
@@ -48,14 +48,14 @@ def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
 
 
 def register(root: Path | None = None, registry=None) -> list[str]:
-    """Register every arm of every J-tau domain (environment and tasks: runtime/arms.py, built
+    """Register every arm of every J-tau domain (environment and tasks: runtime/registration.py, built
     on first use), and the Japanese user simulators, in tau2's registry; grade their
     communicate_info fairly (runtime/communicate.py)."""
     if registry is None:
         from tau2.registry import registry as tau2_registry
 
         registry = tau2_registry
-    from jtau.runtime.arms import register_arms
+    from jtau.runtime.registration import register_arms
     from jtau.runtime.user import register_users
 
     register_users(registry)
@@ -72,7 +72,7 @@ def collision_note() -> str | None:
     """One line naming the J-tau names another package had registered in tau2 (SB Intuitions'
     J-tau registers airline_ja, retail_ja, telecom_ja), or None."""
     from jtau import __version__
-    from jtau.runtime.arms import COLLISIONS, SHADOWED
+    from jtau.runtime.registration import COLLISIONS, SHADOWED
     from jtau.util.listing import joined
 
     if not COLLISIONS:
@@ -88,7 +88,7 @@ def collision_note() -> str | None:
 
 def dataset_folder(name: str) -> Path | None:
     """The folder of J-tau data a registered arm runs on (for the dataset digest), made if need be."""
-    from jtau.runtime.arms import arm_of
+    from jtau.runtime.registration import arm_of
 
     domain = arm_of(name)
     return domain.folder() if domain is not None else None

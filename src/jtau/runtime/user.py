@@ -14,7 +14,7 @@
   measurably degrade instruction following (a first-turn `###STOP###` in 15 of 16 languages, in
   none in English), so the simulator reads English and speaks the target language.  tau2 hands a
   simulator only `str(task.user_scenario)`: the twin is found by that string among the registered
-  arms' tasks (runtime/arms.py), and a string of no J-tau arm is refused in one line.
+  arms' tasks (runtime/registration.py), and a string of no J-tau arm is refused in one line.
 
 In both, the control tokens `###STOP###`, `###TRANSFER###` and `###OUT-OF-SCOPE###` stay as tau2
 detects them.
@@ -107,7 +107,7 @@ def scenario_text(task: dict) -> str:
 
 
 def _scenarios(name: str) -> dict[str, tuple[str, str]]:
-    from jtau.runtime.arms import tasks_of
+    from jtau.runtime.registration import tasks_of
 
     with _INDEX_LOCK:
         if name not in _INDEX:
@@ -119,7 +119,7 @@ def english_instructions(instructions: str) -> str:
     """The instructions of the task whose instructions are `instructions`, as its English twin
     (the arm with English text and the same entities) states them; English instructions of an
     arm are its own.  Tasks of the arms tau2 has loaded are searched first, then every arm's."""
-    from jtau.runtime.arms import arm_of, loaded_arms, registered_arms, tasks_of
+    from jtau.runtime.registration import arm_of, loaded_arms, registered_arms, tasks_of
 
     for names in (loaded_arms(), registered_arms()):
         for name in names:

@@ -226,7 +226,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     maps = project_maps(root)
     profile = arm_named(arm)
     if arm != JTAU_ARM:
-        from jtau.arm_folders import arm_folder
+        from jtau.arm_cache import arm_folder
 
         out_dir = arm_folder(domain, arm, root, source_dir)
     localized = LocalizedDomain.read(out_dir, rules)

@@ -3,7 +3,7 @@ the rules and maps, and returns findings that name the check, the file and JSON 
 `validate_domain` runs them all and also returns the numbers it measured (for the run summary).
 
 - finding.py: `Finding`: one problem (check, severity, file, JSON path or line, message), printed as one line
-- report.py: `validate_domain`: every check that applies to the arm, errors and numbers collected
+- all_checks.py: `validate_domain`: every check that applies to the arm, errors and numbers collected
 - money.py: each amount exactly rate x its source amount, the source's arithmetic identities kept
 - integrity.py: referential integrity and one-to-one-ness: what the tools compare still matches
 - leaks.py: no source name, US place, street, airport code or dollar amount left
@@ -14,7 +14,7 @@ the rules and maps, and returns findings that name the check, the file and JSON 
 - tool_output.py: a tool's answer states the source's facts in the arm's notation and language (`jtau verify`)
 """
 
+from jtau.validate.all_checks import Report, validate_domain
 from jtau.validate.finding import Finding
-from jtau.validate.report import Report, validate_domain
 
 __all__ = ["Finding", "Report", "validate_domain"]

@@ -13,7 +13,7 @@ ERROR, WARNING = "error", "warning"  # an error fails validation; a warning is r
 
 @dataclass(frozen=True)
 class Finding:
-    check: str               # the check that found it: schema, money, identity, references, ... (validate/report.py)
+    check: str               # the check that found it: schema, money, identity, references, ... (all_checks.py)
     message: str             # what is wrong, as printed after the place
     file: str = ""           # the domain folder's file (db.json, tasks.json, policy.md, a document); "": the
                              # place is in the message (a check below validate wrote it there)

@@ -172,7 +172,7 @@ def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) ->
 
 
 def airline_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> JaDomain:
-    """An arm of J-tau airline for tau2's registry (`airline_<arm>`; `en` is runtime/arms.py's)."""
+    """An arm of J-tau airline for tau2's registry (`airline_<arm>`; `en` is runtime/registration.py's)."""
     return JaDomain(f"airline_{arm.name}", folder, tools_class(maps, rules, arm), FlightDB,
                     environment_class(JaEnvironment, arm, maps))
 

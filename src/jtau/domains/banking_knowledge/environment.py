@@ -7,7 +7,7 @@ tau2's banking tools, retrieval variants and policy builder, on J-tau's folder
 - the environment and user tools in Japanese text (tool_errors and JapaneseJson, as every
   J-tau domain).
 
-Every arm (jtau.arms) but `en` (tau2's own environment, runtime/arms.py) is a `BankingJa` on its
+Every arm (jtau.arms) but `en` (tau2's own environment, runtime/registration.py) is a `BankingJa` on its
 folder: the boundary converts what the arm localizes, a Japanese-text arm searches with Japanese
 BM25 and reads Japanese descriptions, an English-text arm tau2's BM25 (`.lower().split()`) over
 its English documents and tau2's descriptions.  Dense search reads embeddings of the arm's own
@@ -216,7 +216,7 @@ class BankingJa:
 
 
 def banking_knowledge_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> BankingJa:
-    """An arm of J-tau banking for tau2's registry (`en` is runtime/arms.py's)."""
+    """An arm of J-tau banking for tau2's registry (`en` is runtime/registration.py's)."""
     return BankingJa(folder, maps, rules, arm)
 
 

@@ -52,7 +52,7 @@ def tools_class(maps: EntityMaps, rules: DomainRules, arm: Arm | None = None) ->
 
 
 def retail_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> JaDomain:
-    """An arm of J-tau retail for tau2's registry (`retail_<arm>`; `en` is runtime/arms.py's)."""
+    """An arm of J-tau retail for tau2's registry (`retail_<arm>`; `en` is runtime/registration.py's)."""
     return JaDomain(f"retail_{arm.name}", folder, tools_class(maps, rules, arm), RetailDB,
                     environment_class(JaEnvironment, arm, maps))
 

@@ -180,7 +180,7 @@ class TelecomJa(LocalizedTasks):
 
 
 def telecom_arm(folder: Path, maps: EntityMaps, rules: DomainRules, arm: Arm) -> TelecomJa:
-    """An arm of J-tau telecom for tau2's registry (`en` is runtime/arms.py's)."""
+    """An arm of J-tau telecom for tau2's registry (`en` is runtime/registration.py's)."""
     return TelecomJa(folder, maps, rules, arm)
 
 

@@ -6,7 +6,7 @@ tau2's variants of the domain, on the installed runtime.
     banking_knowledge_<arm>                                              (tau2-bench 1.0.1 only)
 
 Registering costs nothing: an arm's folder is found (`ja`, committed) or built into the cache
-(jtau.arm_folders) the first time tau2 asks for its environment or its tasks, once per process
+(jtau.arm_cache) the first time tau2 asks for its environment or its tasks, once per process
 (thread-safe: tau2 runs simulations in threads).  What an arm runs:
 
 - `en`: tau2's own environment constructors (its db, policy and tools) with the arm's tasks, the
@@ -33,7 +33,7 @@ from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
 from jtau.runtime.domains import RuntimeDomain, runtime_domains
 
 
-class ArmDomain:
+class RegisteredArm:
     """One arm of one J-tau domain, made the first time tau2 asks for it."""
 
     def __init__(self, runtime: RuntimeDomain, arm: Arm, root: Path | None = None):
@@ -50,7 +50,7 @@ class ArmDomain:
         return [arm_domain(variant.name, self.arm.name) for variant in self.runtime.spec.variants]
 
     def folder(self) -> Path:
-        from jtau.arm_folders import arm_folder
+        from jtau.arm_cache import arm_folder
         from jtau.errors import InputError
 
         folder = arm_folder(self.source, self.arm.name, self.root)
@@ -130,14 +130,14 @@ class TauTwin:
         return lambda task_split_name=None: self.tasks.get_tasks(variant.task_set)
 
 
-_ARMS: dict[str, ArmDomain] = {}  # every registered arm name -> its ArmDomain
+_ARMS: dict[str, RegisteredArm] = {}  # every registered arm name -> its RegisteredArm
 COLLISIONS: dict[str, str] = {}  # a name another package had registered -> that registration's module
 SHADOWED: set[str] = set()  # of those, the names J-tau could not take over (a registry of another shape)
 
 
-def arm_domains(root: Path | None = None) -> list[ArmDomain]:
+def arm_domains(root: Path | None = None) -> list[RegisteredArm]:
     """Every arm of every J-tau domain the installed tau2 runs (banking_knowledge: 1.0.1)."""
-    return [ArmDomain(runtime, arm, root) for runtime in runtime_domains() if runtime.runs_here()
+    return [RegisteredArm(runtime, arm, root) for runtime in runtime_domains() if runtime.runs_here()
             for arm in ARMS.values()]
 
 
@@ -192,8 +192,8 @@ def tasks_of(name: str) -> list[dict]:
     return json.loads(dataset_files.read_bytes(domain.folder(), "tasks.json"))
 
 
-def arm_of(name: str) -> ArmDomain | None:
-    """The registered ArmDomain of tau2 domain or task set `name`, if it is one."""
+def arm_of(name: str) -> RegisteredArm | None:
+    """The registered RegisteredArm of tau2 domain or task set `name`, if it is one."""
     return _ARMS.get(name)
 
 
