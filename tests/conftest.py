@@ -20,6 +20,7 @@ from jtau.pipeline import localize
 from jtau.source.discover import default_domains_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_EXAMPLE = ROOT / "scripts" / "examples" / "retention_golden_example.py"  # the README's retention example
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
 # tests never reach the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -1,5 +1,5 @@
 """A real HTTP server on 127.0.0.1 that speaks the OpenAI chat-completions protocol, with
-scripted faults.  Used by the translation tests and by scripts/bench_translate.py.
+scripted faults.  Used by the translation tests and by scripts/benchmarks/bench_translate.py.
 
 Each request pops the next action from `script` (default "ok"):
     ok          a valid JSON answer: every segment "translated" into Japanese-looking text

@@ -15,7 +15,7 @@ A folder with that key is the arm for those inputs, byte for byte (the pipeline 
 deterministic); a changed input is a new key, built once.  The arm's folders of other keys are
 removed when a new one is built, once nobody has used them for a week (each use marks its folder's
 lock file): two checkouts of different code share the cache without removing each other's.
-Building costs what localizing the domain costs (`scripts/bench_localize.py`); arms
+Building costs what localizing the domain costs (`scripts/benchmarks/bench_localize.py`); arms
 nobody asks for cost nothing.  The build is offline (an arm never needs new translation),
 validated, and written whole or not at all (write.replace_folder); concurrent builders (threads
 of a tau2 run, processes) build it once.  `validate_arm` checks an arm's folder against its source

@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 
-from conftest import ROOT, jtau
+from conftest import GOLDEN_EXAMPLE, ROOT, jtau
 
 
 def one_error_line(stderr: str) -> str:
@@ -148,7 +148,7 @@ def test_a_dead_endpoint_stops_the_run_after_a_few_requests(tmp_path):
 
 
 def test_retention_report_is_readable_at_80_columns_and_in_a_pipe(tmp_path):
-    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+    example = subprocess.run([sys.executable, str(GOLDEN_EXAMPLE), str(tmp_path)],
                              capture_output=True, text=True)
     assert example.returncode == 0, example.stderr
     result = jtau("retention", "analyze", str(tmp_path / "golden_perturbed.jsonl"), "--permutations", "100",

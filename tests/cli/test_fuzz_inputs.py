@@ -2,7 +2,7 @@
 fuzzing with a small budget -- a few derandomized Hypothesis cases per kind, each a valid input
 of the real data mutated and run through the real command (tests/fuzzkit).  A case ends in a
 success whose outputs read back, or in exit 1/2 with one line naming the file and the line or
-JSON path, nothing written, in bounded time and memory.  The long run is scripts/fuzz.py."""
+JSON path, nothing written, in bounded time and memory.  The long run is tests/fuzzkit."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import fuzzkit
 # one worker warms up and draws the retention seeds (real scripted tau2 runs, ~10 s) for every fuzz test
 pytestmark = pytest.mark.xdist_group("fuzz")
 
-EXAMPLES = 6  # cases per kind here (each runs the command: ~0.5 s); scripts/fuzz.py runs thousands
+EXAMPLES = 6  # cases per kind here (each runs the command: ~0.5 s); tests/fuzzkit runs thousands
 
 settings.register_profile("fuzz-ci", max_examples=EXAMPLES, derandomize=True, database=None, deadline=None,
                           suppress_health_check=list(HealthCheck))
@@ -48,7 +48,7 @@ def test_a_new_input_kind_is_one_registration():
     case = project_case("example", ["maps", "check"])
     try:
         register(Kind("example", "an example kind", st.just(case)))
-        assert "example" in fuzzkit.KINDS  # scripts/fuzz.py --kind example runs it, its row in the table
+        assert "example" in fuzzkit.KINDS  # tests/fuzzkit --kind example runs it, its row in the table
         outcome = fuzzkit.run_case(case)
         assert outcome.outcome == "ok", outcome.detail
     finally:

@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import ROOT, in_terminal, jtau
+from conftest import GOLDEN_EXAMPLE, ROOT, in_terminal, jtau
 
 
 def test_a_pipe_gets_whole_values_on_one_line_whatever_COLUMNS_says(tmp_path):
@@ -29,7 +29,7 @@ def test_a_narrow_terminal_folds_long_values_instead_of_cutting_them(tmp_path, d
 
 
 def test_retention_wide_prints_every_number_in_a_pipe_and_on_a_narrow_terminal(tmp_path):
-    example = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+    example = subprocess.run([sys.executable, str(GOLDEN_EXAMPLE), str(tmp_path)],
                              capture_output=True, text=True)
     assert example.returncode == 0, example.stderr
     args = ("retention", "analyze", str(tmp_path / "golden_perturbed.jsonl"), "--wide", "--permutations", "100",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import jtau
+from conftest import GOLDEN_EXAMPLE, jtau
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def test_the_readmes_retention_example_is_what_the_commands_print(tmp_path):
     import sys
 
     env = {**os.environ, "JTAU_ROOT": str(ROOT)}
-    made = subprocess.run([sys.executable, str(ROOT / "scripts" / "retention_golden_example.py"), str(tmp_path)],
+    made = subprocess.run([sys.executable, str(GOLDEN_EXAMPLE), str(tmp_path)],
                           capture_output=True, text=True, env=env)
     assert made.returncode == 0, made.stderr
     rows = []

@@ -1,7 +1,7 @@
 """Property-based fuzzing of every input kind jtau reads: valid inputs of the real data,
 mutated by Hypothesis, run through the real command; see harness.py for what a case may end in
 and kinds.py for the kinds.  `tests/cli/test_fuzz_inputs.py` runs a few cases of each kind in the
-suite; `scripts/fuzz.py` runs many and prints the table."""
+suite; `tests/fuzzkit` (its __main__.py) runs many and prints the table."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ def test_ranking_is_tau2s():
 def test_questions_find_their_documents():
     index = build_index(DOCS)
     found = sum(q["id"] in [doc_id for doc_id, _ in search(index, q["ja"], top_k=10)] for q in QUESTIONS)
-    assert found >= 26  # measured: 27 of 30 (scripts/bench_tokenizers.py)
+    assert found >= 26  # measured: 27 of 30 (scripts/benchmarks/bench_tokenizers.py)
 
 
 def test_english_queries_are_not_helped():

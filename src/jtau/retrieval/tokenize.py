@@ -1,4 +1,5 @@
-"""Japanese tokens for BM25: bigrams of kanji and katakana (chosen on measurements, scripts/bench_tokenizers.py).
+"""Japanese tokens for BM25: bigrams of kanji and katakana (chosen on measurements:
+scripts/benchmarks/bench_tokenizers.py).
 
 `tokenize(text)` gives the tokens of `NFKC(text).lower()` (full-width ＡＢＣ１２３ are abc123,
 half-width ｶﾀｶﾅ is カタカナ):

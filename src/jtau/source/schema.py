@@ -1,5 +1,5 @@
 """JSON Schemas of tau2's data model, shipped in each domain's folder (jtau/domains/; see
-scripts/export_schemas.py), so that validation needs no tau2 install.
+scripts/regenerate/export_schemas.py), so that validation needs no tau2 install.
 
 Validated with jsonschema-rs: the airline db (7 MB) takes 5 ms there, 1.3 s with the
 pure-Python jsonschema package."""

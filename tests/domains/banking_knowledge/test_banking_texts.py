@@ -43,7 +43,7 @@ def load(name: str) -> dict:
 
 
 def extraction():
-    script = ROOT / "scripts" / "extract_banking_messages.py"
+    script = ROOT / "scripts" / "regenerate" / "extract_banking_messages.py"
     spec = importlib.util.spec_from_file_location("extract_banking_messages", script)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclass looks its module up

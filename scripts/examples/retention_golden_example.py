@@ -6,7 +6,7 @@ would give).  Once Japanese arguments are mapped back through the entity maps, t
 out at retention 1.0.  `--perturb` makes the Japanese side prepend one extra
 `get_user_details` call to every trace, a known, exactly computable loss.
 
-    python scripts/retention_golden_example.py OUT_DIR
+    python scripts/examples/retention_golden_example.py OUT_DIR
     jtau retention analyze OUT_DIR/golden.jsonl
     jtau retention analyze OUT_DIR/golden_perturbed.jsonl
 """

@@ -1,6 +1,6 @@
 """Which Japanese tokenizer for J-tau's BM25?  Index build time and retrieval quality, measured.
 
-    .venv-tau3/bin/python scripts/bench_tokenizers.py [--sample DIR] [--english DIR] [--repeat N]
+    .venv-tau3/bin/python scripts/benchmarks/bench_tokenizers.py [--sample DIR] [--english DIR] [--repeat N]
 
 Candidates, each with the same normalization (NFKC, lower case) and the same handling of Latin
 words (tool names, codes, numbers kept whole), so only the Japanese analysis differs:
@@ -45,7 +45,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from rank_bm25 import BM25Okapi  # noqa: E402

@@ -3,7 +3,7 @@ memory, against the targets (airline, retail and banking_knowledge under 0.5 s a
 telecom's 2,285 tasks under 2 minutes, under 1 GB), for one worker and for one per CPU.
 banking_knowledge runs on tau2-bench 1.0.1 only (left out elsewhere).
 
-    python scripts/bench_verify.py [airline retail telecom banking_knowledge] [--jobs N ...]
+    python scripts/benchmarks/bench_verify.py [airline retail telecom banking_knowledge] [--jobs N ...]
 """
 
 from __future__ import annotations

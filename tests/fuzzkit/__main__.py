@@ -1,7 +1,7 @@
 """Fuzz every input kind jtau reads: structure-aware mutations of the real inputs,
 each run through the real `jtau` command in a forked child, judged by tests/fuzzkit/harness.py.
 
-    .venv/bin/python scripts/fuzz.py --cases 1000 [--seed N] [--kind KIND ...] [--show N]
+    .venv/bin/python tests/fuzzkit --cases 1000 [--seed N] [--kind KIND ...] [--show N]
 
 Without --seed one is drawn at random and printed first (run it again with that seed to see
 the same cases).  Prints a line per failing case as it happens, then the table: per kind, the
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, which holds fuzzkit
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 import fuzzkit  # noqa: E402

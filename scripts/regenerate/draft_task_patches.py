@@ -2,7 +2,7 @@
 tasks to the upstream tau3-bench 1.0.0 fixes).  Maintenance tool: its output is reviewed and
 each `reason` written by a person before it is committed.
 
-    python scripts/draft_task_patches.py OLD_TASKS NEW_TASKS OUT_DIR [--ignore FIELD ...]
+    python scripts/regenerate/draft_task_patches.py OLD_TASKS NEW_TASKS OUT_DIR [--ignore FIELD ...]
 
 Granularity is chosen for reading: a changed text field is one replace; in a changed list
 (actions, assertions, communicate_info) of the same length each changed item is replaced,

@@ -15,7 +15,7 @@ set size, sampled).
 `--legacy` keeps the earlier corpus (505 cells of one language pair, 1,178 tasks each).
 `--keep DIR --reuse` analyses the corpus kept in DIR by an earlier run of the same shape.
 
-    python scripts/bench_retention.py [--legacy] [--tasks N] [--keep DIR [--reuse]]
+    python scripts/benchmarks/bench_retention.py [--legacy] [--tasks N] [--keep DIR [--reuse]]
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ code writes (`{amount}` for `{amount:.2f}`, `{status}` for `{card.get('status')}
 a second use of a name in one message is `{name_2}`; the format spec is dropped, a `$` before a
 field is kept (the runtime writes that field as yen with its unit).
 
-    python scripts/extract_banking_messages.py [--tau2 SRC] [--yaml FILE] [--list]
+    python scripts/regenerate/extract_banking_messages.py [--tau2 SRC] [--yaml FILE] [--list]
 
 prints what the YAML lacks (messages and field values), the keys it holds that the code no longer
 writes, and the fields a Japanese value does not keep exactly once; exit 1 when anything is missing
@@ -34,7 +34,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_YAML = ROOT / "src" / "jtau" / "domains" / "banking_knowledge" / "messages.ja.yaml"
 SHARED = ROOT.parent / "shared" / "tau2-bench-1.0.1" / "src" / "tau2" / "domains" / "banking_knowledge"
 MODULES = ("tools.py", "retrieval_mixins.py", "db_query.py")

@@ -5,7 +5,7 @@ LATENCY seconds), localizes a domain with an empty translation memory, and print
 segments per second achieved over the ideal for the configured concurrency and batch size
 (all requests perfectly overlapped: ceil(requests / concurrency) x latency).
 
-    python scripts/bench_translate.py [--latency 0.2] [--concurrency 4] [--batch-size 8]
+    python scripts/benchmarks/bench_translate.py [--latency 0.2] [--concurrency 4] [--batch-size 8]
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from fake_openai import FakeOpenAI  # noqa: E402
 from jtau.pipeline import Options, localize  # noqa: E402

@@ -14,7 +14,7 @@ banking_knowledge is among the domains):
   of each domain into a folder (jtau.arm_cache.build: the pipeline for the arm, then the write)
   against localizing the domain and writing it, best of --repeat runs each.
 
-    python scripts/bench_localize.py [DOMAIN ...] [--repeat N] [--arms-only]
+    python scripts/benchmarks/bench_localize.py [DOMAIN ...] [--repeat N] [--arms-only]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Benchmark: does J-tau's Japanese BM25 find in the Japanese knowledge base what tau2's BM25 finds
 in the English one?  Recall and index build time, both sides measured in this one run.
 
-    TAU2_DATA_DIR=... .venv-tau3/bin/python scripts/bench_retrieval.py [--repeat N]
+    TAU2_DATA_DIR=... .venv-tau3/bin/python scripts/benchmarks/bench_retrieval.py [--repeat N]
 
 English: tau2 1.0.1's own BM25 (BM25Indexer + BM25Retriever: `text.lower().split()`, BM25Okapi)
 over the source documents.  Japanese: jtau.retrieval.bm25 (what `banking_knowledge_ja` runs:
@@ -28,11 +28,12 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "benchmarks"))
 
 from bench_tokenizers import build_times, load_documents  # noqa: E402
+
 from jtau.retrieval import bm25  # noqa: E402
 
 WANT = re.compile(r"\b(?:wants?|looking for|would like|need(?:s|ed)?|goal|trying to|hoping to|interested in|"

@@ -7,7 +7,7 @@
 2. The same report over 100,000 simulations (the golden ones copied into more trials with new
    seeds), as a whole `jtau experiment report` process: target under 60 s and 4 GB.
 
-    python scripts/bench_experiment.py [--tasks N] [--simulations 100000] [--keep DIR]
+    python scripts/benchmarks/bench_experiment.py [--tasks N] [--simulations 100000] [--keep DIR]
 """
 
 from __future__ import annotations
