@@ -533,18 +533,19 @@ def _analyze_job(index: int) -> list[dict]:
     return [analyze_pair(g, a, b, permutations, bootstrap, seed, baseline, details, arrays=arrays) for a, b in sides]
 
 
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")  # as OpenBLAS reads them
-
-
 def default_workers() -> int:
-    """Processes for the cells: the available CPUs over the threads numpy's BLAS runs a product on
-    (every CPU, unless OPENBLAS_NUM_THREADS, GOTO_NUM_THREADS or OMP_NUM_THREADS says otherwise):
-    its idle threads spin, and two processes that each run products on every CPU are slower than one."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    threads = next((os.environ[name].strip() for name in BLAS_THREADS if os.environ.get(name, "").strip()), "")
-    if not threads.isdigit() or int(threads) == 0:
-        return 1
-    return max(1, cpus // int(threads))
+    """Processes for the cells: one per available CPU (numpy's BLAS runs one thread in each: see
+    `one_blas_thread`)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def one_blas_thread():
+    """numpy's BLAS held to one thread while the cells are analysed, in this process and the ones it
+    forks: its idle threads spin, and two processes that each run products on every CPU are slower
+    than one; the numbers do not depend on it."""
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _jobs(cells: list[tuple], parts: int) -> list[Job]:
@@ -569,6 +570,7 @@ def _analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tup
     _WORK.update(groups=groups, jobs=jobs, settings=settings)
     with ExitStack() as stack:
         stack.callback(_WORK.clear)
+        stack.enter_context(one_blas_thread())
         if forks and len(jobs) > 1:
             # Ctrl-C is the parent's to handle: it ends the pool; a worker stops without a traceback
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
