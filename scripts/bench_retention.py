@@ -214,8 +214,8 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=None, help="Tasks per cell (paper 300, legacy 1178).")
     parser.add_argument("--keep", type=Path, help="Keep the corpus and the results in this folder.")
     parser.add_argument("--reuse", action="store_true", help="Analyse the corpus --keep kept, if of this shape.")
-    parser.add_argument("--blas-threads", type=int, help="OPENBLAS_NUM_THREADS for the analysis (1: a process per "
-                                                         "CPU; default: the environment's, else every CPU).")
+    parser.add_argument("--blas-threads", type=int, help="OPENBLAS_NUM_THREADS in the analysis' environment (default: "
+                                                         "the environment's; the analysis runs BLAS on one thread).")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="jtau-retention-"))
     folder.mkdir(parents=True, exist_ok=True)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import methodcaller
 from pathlib import Path
@@ -206,12 +206,18 @@ def _plain(data, line: bytes, where: str) -> Trace | None:
             or (reward is not None and not (type(reward) in (float, int) and 0 <= reward <= 1))
             or (diagnostics is not None and not _counts(diagnostics)) or (usage is not None and not _amounts(usage))):
         return None
-    return Trace(model, benchmark, language, float(temperature), replicate, task_id, parsed, actions, thoughts,
-                 seed, run, runtime, user, retrieval, reward, failure, diagnostics, where, jtau, dataset, usage, prompts)
+    return Trace(model, benchmark, language, float(temperature), replicate, task_id, parsed, actions, thoughts, seed,
+                 run, runtime, user, retrieval, reward, failure, diagnostics, where, jtau, dataset, usage, prompts)
 
 
-def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
-    for path in paths:
+def read_traces(paths: Iterable[Path], keep: Callable[[object], bool] | None = None,
+                at: list | None = None) -> Iterator[Trace]:
+    """The traces of `paths`, each line checked (one error line naming the file and line else).
+    `keep(parsed line)`: only the lines it keeps are checked and read (the others only parsed);
+    `at`: [file index, line number] of the line being read, kept up to date."""
+    for index, path in enumerate(paths):
+        if at is not None:
+            at[:] = index, 0
         try:
             handle = path.open("rb")
         except OSError as exc:
@@ -219,14 +225,30 @@ def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
         name = str(path)
         with handle:
             for number, line in enumerate(handle, 1):
+                if at is not None:
+                    at[:] = index, number
                 if not line.strip():
                     continue
                 try:
                     data = orjson.loads(line)
                 except orjson.JSONDecodeError as exc:
                     raise InputError(f"{path}:{number}: invalid JSON: {exc}") from None
+                if keep is not None and not keep(data):
+                    continue
                 where = f"{name}:{number}"
                 yield _plain(data, line, where) or check(data, where, line.decode())
+
+
+@dataclass(frozen=True)
+class TraceFiles:
+    """Trace files, which each reader reads anew (the analysis' processes: retention/parts.py)."""
+    paths: tuple[Path, ...]
+
+    def __iter__(self) -> Iterator[Trace]:
+        return read_traces(self.paths)
+
+    def read(self, keep: Callable[[object], bool] | None = None, at: list | None = None) -> Iterator[Trace]:
+        return read_traces(self.paths, keep, at)
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
