@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.text import Text
@@ -21,6 +21,9 @@ from jtau.cli.common import (
 )
 from jtau.errors import InputError, JtauError
 from jtau.util.listing import first
+
+if TYPE_CHECKING:
+    from jtau.retention.study import Study
 
 retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
                             no_args_is_help=True)
@@ -159,36 +162,26 @@ def check_outputs(*paths: Path | None) -> None:
 
 def analysed(traces, source: str = "en", target: str | None = None, pairs=None, permutations: int = 1000,
              bootstrap: int = 1000, baseline: str = "pooled", details: bool = True,
-             where: str = "the given files") -> dict:
-    """The analysis of `traces` (read from `where`) with a progress bar, its warnings on stderr:
-    {cells, summary, decomposition} (the decomposition of the arms with details)."""
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
-    from jtau.retention.analysis import analyze, cell_name
-    from jtau.retention.canonical import Canonicalizer
+             where: str = "the given files") -> Study:
+    """retention.study of `traces` (read from `where`) with a progress bar, its warnings on stderr."""
+    from jtau.retention.analysis import cell_name
+    from jtau.retention.study import study
 
-    canonical = Canonicalizer(load_maps(maps_dir(project_root())))
-    summary: dict[str, object] = {}
-    decomposition: list[dict] = []
     try:
         with progress_bar() as bar:
             task = bar.add_task("reading traces and analysing cells", total=None)
-            cells = analyze(traces, canonical, source, target, permutations, bootstrap,
-                            lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
-                            summary, details=details, decomposition=decomposition, where=where)
+            result = study(traces, source, target, pairs, permutations, bootstrap, baseline, details, where,
+                           lambda done, total: bar.update(task, completed=done, total=total))
     except KeyboardInterrupt:
         say_error("interrupted: the analysis stopped; nothing was written")
         raise typer.Exit(130) from None
-    if not cells:
-        wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
-        raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")
-    warnings = [f"{cell_name(cell)}: {warning}" for cell in cells for warning in cell["warnings"]]
+    warnings = [f"{cell_name(cell)}: {warning}" for cell in result.cells for warning in cell["warnings"]]
     for line in first(warnings, 5, "all in --json, key warnings"):
         err_console.print(Text(f"warning: {line}"), soft_wrap=True)
-    return {"cells": cells, "summary": summary, "decomposition": decomposition}
+    return result
 
 
-def show_and_write(results: dict, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
+def show_and_write(results: Study, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
                    plot_file: Path | None, wide: bool = False) -> None:
     """Print the report (blocks, or one wide table), the summary and the decomposition; write
     the JSON, Markdown and plot asked for."""
@@ -196,18 +189,18 @@ def show_and_write(results: dict, manifest: dict | None, json_file: Path | None,
     from jtau.util.files import atomic_write
 
     if wide:
-        whole(table(results["cells"]))
+        whole(table(results.cells))
     else:
-        print_blocks(results["cells"])
-    whole(summary_table(results["summary"]))
-    if results["decomposition"]:
-        whole(decomposition_table(results["decomposition"]))
+        print_blocks(results.cells)
+    whole(summary_table(results.summary))
+    if results.decomposition:
+        whole(decomposition_table(results.decomposition))
     if json_file:
-        write_json({**({"experiment": manifest} if manifest else {}), **results}, json_file)
+        write_json({**({"experiment": manifest} if manifest else {}), **results.as_dict()}, json_file)
     if markdown_file:
-        atomic_write(markdown_file, markdown(results["cells"], manifest, results["decomposition"]).encode("utf-8"))
+        atomic_write(markdown_file, markdown(results.cells, manifest, results.decomposition).encode("utf-8"))
     if plot_file:
-        plot(results["cells"], plot_file)
+        plot(results.cells, plot_file)
 
 
 def _blocks_text(cells: list[dict]) -> str:
