@@ -349,3 +349,51 @@ def test_tau2_bench_1_0_1_dir_format_reads_as_the_one_file(tmp_path):
     (folder / "simulations" / f"{first}.json").write_text("{}", encoding="utf-8")
     with pytest.raises(InputError, match=rf"/simulations/{first}\.json: \$\.task_id: missing"):
         from_tau2_results(folder)
+
+
+def _corpus(seed: int = 3) -> list[Trace]:
+    """Several groups (models x temperatures), three languages, failures, rewards, seeds."""
+    rng = random.Random(seed)
+    traces = []
+    for model in ("m1", "m2", "m3"):
+        for temperature in (0.0, 0.7):
+            for task in range(6):
+                base = [rng.choice("abcde") for _ in range(rng.randrange(1, 6))]
+                for language in ("en", "ja", "hi"):
+                    for replicate in range(rng.choice((1, 2, 3))):
+                        tools = [x for x in base if rng.random() > 0.2] + (["translate"] if rng.random() < 0.1 else [])
+                        trace = t(language, replicate, task, tools, rng.random() > 0.05, model, temperature)
+                        trace.reward, trace.seed = rng.choice((0.0, 1.0)), 100 + replicate
+                        traces.append(trace)
+    return traces
+
+
+def test_processes_split_by_groups_give_the_numbers_and_the_failure_of_one(tmp_path):
+    """Files or a list read by two processes, each its share of the groups: the cells, summary and
+    decomposition of one process, to the byte; the failure of the line read first."""
+    from jtau.retention.traces import TraceFiles, read_traces
+
+    path = tmp_path / "traces.jsonl"
+    traces = _corpus()
+    write_traces(path, traces)
+
+    def numbers(source, workers):
+        summary, decomposition = {}, []
+        cells = analyze(source, Canonicalizer(MAPS), "en", None, 100, 100, summary=summary, details=True,
+                        workers=workers, decomposition=decomposition)
+        return json.dumps([cells, summary, decomposition])
+
+    one = numbers(iter(traces), 1)  # an iterator: grouped in this process
+    assert numbers(TraceFiles((path,)), 2) == numbers(traces, 2) == numbers(TraceFiles((path,)), 1) == one
+    lines = path.read_text().splitlines()
+    lines.insert(40, lines[3])  # a duplicate in one process' group, a broken line of the other's after it
+    lines.insert(60, lines[len(lines) - 1].replace('"parsed":true', '"parsed":"yes"'))
+    path.write_text("\n".join(lines) + "\n")
+    for source in (TraceFiles((path,)), read_traces([path])):  # split, and read by one process
+        with pytest.raises(InputError, match=r"traces.jsonl:41: the same rollout as .*traces.jsonl:4 "):
+            numbers(source, 2)
+    lines.insert(20, lines[60])  # now the broken line comes first
+    path.write_text("\n".join(lines) + "\n")
+    for source in (TraceFiles((path,)), read_traces([path])):
+        with pytest.raises(InputError, match=r"traces.jsonl:21: parsed must be true or false"):
+            numbers(source, 2)

@@ -276,8 +276,11 @@ class LineProgress:
 def whole(renderable) -> None:
     """Print tables whose cells must not be cut (numbers) at their own width: on a terminal
     narrower than that the terminal wraps the lines; rich would cut every cell to "…"."""
-    natural = out_console.measure(renderable, options=out_console.options.update_width(UNLIMITED)).maximum
     width = out_console.width
+    if width >= UNLIMITED:  # a pipe or a log: nothing is wider (the measure stops at UNLIMITED)
+        out_console.print(renderable, soft_wrap=True)
+        return
+    natural = out_console.measure(renderable, options=out_console.options.update_width(UNLIMITED)).maximum
     out_console.width = max(width, natural)
     try:
         out_console.print(renderable, soft_wrap=True)

@@ -221,7 +221,7 @@ def report(
         where = ", ".join(map(str, folders))
         results = analysed(traces, permutations=permutations, bootstrap=bootstrap, where=where)
         show_and_write(results, manifest, json_file, markdown_file, plot_file)
-        done(f"report of {where}: {len(results['cells'])} cells, {len(traces)} simulations; written {markdown_file} "
+        done(f"report of {where}: {len(results.cells)} cells, {len(traces)} simulations; written {markdown_file} "
              f"and {json_file}", f"read {markdown_file}")
     except JtauError as exc:
         fail(exc)

@@ -9,6 +9,7 @@ import typer
 from rich.text import Text
 
 from jtau.cli.common import (
+    UNLIMITED,
     app,
     checked_path,
     err_console,
@@ -22,7 +23,7 @@ from jtau.errors import InputError, JtauError
 from jtau.util.listing import first
 
 if TYPE_CHECKING:
-    from jtau.retention.analysis import Group
+    from jtau.retention.study import Study
 
 retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
                             no_args_is_help=True)
@@ -123,7 +124,7 @@ def retention_analyze(
 ) -> None:
     """Iwithin, Icross, naive and matched retention, raw / matched / corrected gaps per model x benchmark
     x temperature x runtime x language pair (definitions: src/jtau/retention/analysis.py)."""
-    from jtau.retention.traces import read_traces
+    from jtau.retention.traces import TraceFiles
 
     try:
         if baseline not in ("pooled", "source", "target"):
@@ -140,7 +141,7 @@ def retention_analyze(
                 for side in pair:
                     named("--pairs", side)
         check_outputs(json_file, markdown_file, plot_file)
-        results = analysed(read_traces(traces), source_lang, target_lang, pair_list, permutations, bootstrap,
+        results = analysed(TraceFiles(tuple(traces)), source_lang, target_lang, pair_list, permutations, bootstrap,
                            baseline, details, ", ".join(map(str, traces)))
         show_and_write(results, None, json_file, markdown_file, plot_file, wide)
     except JtauError as exc:
@@ -161,54 +162,74 @@ def check_outputs(*paths: Path | None) -> None:
 
 def analysed(traces, source: str = "en", target: str | None = None, pairs=None, permutations: int = 1000,
              bootstrap: int = 1000, baseline: str = "pooled", details: bool = True,
-             where: str = "the given files") -> dict:
-    """The analysis of `traces` (read from `where`) with a progress bar, its warnings on stderr:
-    {cells, summary, decomposition} (the decomposition of the arms with details)."""
-    from jtau.maps import load_maps
-    from jtau.project import maps_dir, project_root
-    from jtau.retention.analysis import analyze, cell_name
-    from jtau.retention.canonical import Canonicalizer
+             where: str = "the given files") -> Study:
+    """retention.study of `traces` (read from `where`) with a progress bar, its warnings on stderr."""
+    from jtau.retention.analysis import cell_name
+    from jtau.retention.study import study
 
-    canonical = Canonicalizer(load_maps(maps_dir(project_root())))
-    summary: dict[str, object] = {}
-    groups: dict[tuple, Group] = {}
     try:
         with progress_bar() as bar:
             task = bar.add_task("reading traces and analysing cells", total=None)
-            cells = analyze(traces, canonical, source, target, permutations, bootstrap,
-                            lambda done, total: bar.update(task, completed=done, total=total), baseline, pairs,
-                            summary, details=details, groups_out=groups, where=where)
+            result = study(traces, source, target, pairs, permutations, bootstrap, baseline, details, where,
+                           lambda done, total: bar.update(task, completed=done, total=total))
     except KeyboardInterrupt:
         say_error("interrupted: the analysis stopped; nothing was written")
         raise typer.Exit(130) from None
-    if not cells:
-        wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
-        raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")
-    warnings = [f"{cell_name(cell)}: {warning}" for cell in cells for warning in cell["warnings"]]
+    warnings = [f"{cell_name(cell)}: {warning}" for cell in result.cells for warning in cell["warnings"]]
     for line in first(warnings, 5, "all in --json, key warnings"):
         err_console.print(Text(f"warning: {line}"), soft_wrap=True)
-    decomposition = []
-    if details:
-        from jtau.retention.decompose import decompose
-
-        decomposition = decompose(groups, bootstrap)
-    return {"cells": cells, "summary": summary, "decomposition": decomposition}
+    return result
 
 
-def show_and_write(results: dict, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
+def show_and_write(results: Study, manifest: dict | None, json_file: Path | None, markdown_file: Path | None,
                    plot_file: Path | None, wide: bool = False) -> None:
     """Print the report (blocks, or one wide table), the summary and the decomposition; write
     the JSON, Markdown and plot asked for."""
-    from jtau.retention.report import blocks, decomposition_table, markdown, plot, summary_table, table, write_json
+    from jtau.retention.report import decomposition_table, markdown, plot, summary_table, table, write_json
     from jtau.util.files import atomic_write
 
-    whole(table(results["cells"]) if wide else blocks(results["cells"]))
-    whole(summary_table(results["summary"]))
-    if results["decomposition"]:
-        whole(decomposition_table(results["decomposition"]))
+    if wide:
+        whole(table(results.cells))
+    else:
+        print_blocks(results.cells)
+    whole(summary_table(results.summary))
+    if results.decomposition:
+        whole(decomposition_table(results.decomposition))
     if json_file:
-        write_json({**({"experiment": manifest} if manifest else {}), **results}, json_file)
+        write_json({**({"experiment": manifest} if manifest else {}), **results.as_dict()}, json_file)
     if markdown_file:
-        atomic_write(markdown_file, markdown(results["cells"], manifest, results["decomposition"]).encode("utf-8"))
+        atomic_write(markdown_file, markdown(results.cells, manifest, results.decomposition).encode("utf-8"))
     if plot_file:
-        plot(results["cells"], plot_file)
+        plot(results.cells, plot_file)
+
+
+def _blocks_text(cells: list[dict]) -> str:
+    from jtau.retention.report import blocks
+
+    with out_console.capture() as capture:
+        out_console.print(blocks(cells), soft_wrap=True)
+    return capture.get()
+
+
+def print_blocks(cells: list[dict]) -> None:
+    """The cells' blocks (report.blocks) as `whole` prints them; in a pipe or a log (as wide as it
+    gets: each cell's lines its own), rendered in forked processes, one CPU each, and written in order."""
+    import multiprocessing
+    import signal
+
+    from jtau.retention.analysis import default_workers
+    from jtau.retention.report import blocks
+
+    workers = min(default_workers(), len(cells) // 64)
+    if out_console.width < UNLIMITED or workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        whole(blocks(cells))
+        return
+    size = -(-len(cells) // (4 * workers))
+    with multiprocessing.get_context("fork").Pool(workers, initializer=signal.signal,
+                                                  initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        for text in pool.imap(_blocks_text, [cells[i:i + size] for i in range(0, len(cells), size)]):
+            try:
+                out_console.file.write(text)
+                out_console.file.flush()
+            except BrokenPipeError:
+                out_console.on_broken_pipe()

@@ -106,9 +106,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     is not what a perfect agent gives (meaningful without deviations)."""
     from jtau.experiment.load import experiment_traces
     from jtau.experiment.runner import run_experiment
-    from jtau.maps import project_maps
-    from jtau.retention.analysis import analyze
-    from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.study import study
 
     if task_ids is None and num_tasks is not None:
         task_ids = {d: calibration_tasks(d, num_tasks, compares_pairs(arms, trials)) for d in domains}
@@ -122,8 +120,7 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     sides = side_results(traces)
     if not compares_pairs(arms, trials):  # one arm or one trial: each side's rewards and failures
         return Calibration(folder, [], exactness_problems([], sides), errors, sides)
-    results = analyze(traces, Canonicalizer(project_maps()), "en", None, 200, bootstrap,
-                      details=True)
+    results = study(traces, "en", permutations=200, bootstrap=bootstrap, details=True).cells
     return Calibration(folder, results, exactness_problems(results), errors, sides)
 
 

@@ -15,7 +15,7 @@ expects beside the per-cell numbers.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import combinations
 
 import numpy as np
@@ -93,25 +93,32 @@ def across_models(cells: list[dict], level: str = "full") -> dict:
     return {"per_temperature": out, "rank_correlation_of_corrected_gaps": correlations}
 
 
-def per_language(groups) -> dict:
-    calls, translate, ascii_chars, chars, parsed, translating = (defaultdict[str, int](int) for _ in range(6))
+def language_counts(groups) -> dict[str, Counter]:
+    """Per language: tool calls, Translate-like calls, ASCII and all characters of reasoning, parsed
+    rollouts, rollouts with a Translate-like call (a language with tool calls counted has `calls`)."""
+    counts: defaultdict[str, Counter] = defaultdict(Counter)
     for g in groups:
         for side, n in g.rollouts.items():
-            parsed[side.language] += n - g.failed[side]
-            translating[side.language] += g.translating[side]
+            counts[side.language]["parsed"] += n - g.failed[side]
+            counts[side.language]["translating"] += g.translating[side]
         for side, counter in g.tools.items():
-            calls[side.language] += sum(counter.values())
-            translate[side.language] += sum(n for tool, n in counter.items() if TRANSLATE.search(tool))
+            counts[side.language]["calls"] += sum(counter.values())
+            counts[side.language]["translate"] += sum(n for tool, n in counter.items() if TRANSLATE.search(tool))
         for side, (a, n) in g.thoughts.items():
-            ascii_chars[side.language] += a
-            chars[side.language] += n
-    return {language: {"translate_call_share": translate[language] / calls[language] if calls[language] else None,
-                       "translate_rollout_share":
-                           translating[language] / parsed[language] if parsed[language] else None,
-                       "thoughts_ascii_share": ascii_chars[language] / chars[language] if chars[language] else None}
-            for language in sorted(calls)}
+            counts[side.language]["ascii"] += a
+            counts[side.language]["chars"] += n
+    return dict(counts)
 
 
-def summarize(cells: list[dict], groups) -> dict:
+def language_shares(counts: dict[str, Counter]) -> dict:
+    """The per-language shares of `language_counts` (of several processes, added)."""
+    return {language: {"translate_call_share": c["translate"] / c["calls"] if c["calls"] else None,
+                       "translate_rollout_share": c["translating"] / c["parsed"] if c["parsed"] else None,
+                       "thoughts_ascii_share": c["ascii"] / c["chars"] if c["chars"] else None}
+            for language, c in sorted(counts.items()) if "calls" in c}
+
+
+def summarize(cells: list[dict], groups=None, counts: dict[str, Counter] | None = None) -> dict:
+    """The summary of `cells`, its languages from `groups` or from their `counts` (language_counts)."""
     return {"rows": temperature_rows(cells), "across_models": across_models(cells),
-            "languages": per_language(groups)}
+            "languages": language_shares(language_counts(groups) if counts is None else counts)}

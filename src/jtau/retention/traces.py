@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import methodcaller
 from pathlib import Path
 
 import orjson
@@ -39,7 +40,7 @@ import orjson
 from jtau.errors import InputError
 from jtau.retention.usage import KEYS as USAGE_KEYS
 from jtau.util.jsonpath import format_path
-from jtau.util.limits import MAX_COUNT, Numbers, check_data
+from jtau.util.limits import MAX_COUNT, MAX_DEPTH, Numbers, check_data
 
 # A tool whose name says it translates: the English-pivot signal (analysis per cell, summary per language).
 TRANSLATE = re.compile(r"translat", re.IGNORECASE)
@@ -109,6 +110,16 @@ def _number(value, name: str, where: str, integer: bool = False, optional: bool 
     return value
 
 
+def _counts(diagnostics) -> bool:
+    return isinstance(diagnostics, dict) and all(isinstance(v, int) and 0 <= v <= MAX_COUNT
+                                                 for v in diagnostics.values())
+
+
+def _amounts(usage) -> bool:
+    return isinstance(usage, dict) and not set(usage) - set(USAGE_KEYS) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in usage.values())
+
+
 def check(data, where: str, text: str | None = None) -> Trace:
     """A trace from its JSON object (`text`: its line, which spares a search), every field
     checked: one line naming `where` and the JSON path otherwise (jtau/util/limits.py: nested at
@@ -133,13 +144,11 @@ def check(data, where: str, text: str | None = None) -> Trace:
         if not isinstance(data[name], (str, int)) or isinstance(data[name], bool) or data[name] == "":
             raise InputError(f"{where}: {name} must be a non-empty string")
     diagnostics = data.get("diagnostics")
-    if diagnostics is not None and (not isinstance(diagnostics, dict) or not all(
-            isinstance(v, int) and 0 <= v <= MAX_COUNT for v in diagnostics.values())):
+    if diagnostics is not None and not _counts(diagnostics):
         raise InputError(f"{where}: diagnostics must be an object of counts (integers from 0 to {MAX_COUNT:,}, "
                          "or true/false)")
     usage = data.get("usage")
-    if usage is not None and (not isinstance(usage, dict) or set(usage) - set(USAGE_KEYS) or not all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0 for v in usage.values())):
+    if usage is not None and not _amounts(usage):
         raise InputError(f"{where}: usage must be an object of amounts and token counts (0 or more) named "
                          f"{', '.join(USAGE_KEYS)}")
     failure = _text(data, "failure", where)
@@ -162,21 +171,84 @@ def check(data, where: str, text: str | None = None) -> Trace:
                  _text(data, "jtau", where), _text(data, "dataset", where), usage, _text(data, "prompts", where))
 
 
-def read_traces(paths: Iterable[Path]) -> Iterator[Trace]:
-    for path in paths:
+REQUIRED = frozenset(FIELDS)
+# In a line's bytes, what may make a value no text or nest it past the limit: check decides then.
+SUSPECT = re.compile(rb"\\(?:u(?:00[01]|007[fF]|[dD][89a-fA-F]|[fF]{3}[eEfF])|U|[bfr])")  # limits.MAYBE_NOT_TEXT
+RAW = (b"\x7f", b"\xef\xbf\xbe", b"\xef\xbf\xbf")  # limits.RAW_NOT_TEXT in UTF-8
+TOOL, ARGS = methodcaller("get", "tool"), methodcaller("get", "args", {})
+
+
+def _plain(data, line: bytes, where: str) -> Trace | None:
+    """The trace of a line as `check` makes it, in the common case that check would accept
+    (orjson's objects: exact types, finite numbers of 64 bits); None: let check decide."""
+    if (type(data) is not dict or not REQUIRED <= data.keys() or (b"\\" in line and SUSPECT.search(line))
+            or RAW[0] in line or b"\xef\xbf" in line and (RAW[1] in line or RAW[2] in line)
+            or line.count(b"{") + line.count(b"[") > MAX_DEPTH):  # (none nested deeper than the brackets)
+        return None
+    model, benchmark, language, task_id = data["model"], data["benchmark"], data["language"], data["task_id"]
+    actions, parsed, temperature, replicate = data["actions"], data["parsed"], data["temperature"], data["replicate"]
+    if not (type(model) is str and model and type(benchmark) is str and benchmark and type(language) is str
+            and language and type(task_id) is str and task_id and type(actions) is list and type(parsed) is bool
+            and type(temperature) in (float, int) and temperature >= 0 and type(replicate) is int):
+        return None
+    if actions and not (parsed and set(map(type, actions)) == {dict} and set(map(type, map(TOOL, actions))) == {str}
+                        and set(map(type, map(ARGS, actions))) == {dict}):
+        return None
+    if len(data) == len(REQUIRED):  # nothing optional
+        return Trace(model, benchmark, language, float(temperature), replicate, task_id, parsed, actions, origin=where)
+    get = data.get
+    texts = [get(name) for name in OPTIONAL_TEXT]
+    if any(value is not None and type(value) is not str for value in texts):
+        return None
+    run, runtime, user, retrieval, failure, thoughts, jtau, dataset, prompts = texts  # OPTIONAL_TEXT's order
+    seed, reward, diagnostics, usage = get("seed"), get("reward"), get("diagnostics"), get("usage")
+    if (failure == "" or (parsed and failure is not None) or (seed is not None and type(seed) is not int)
+            or (reward is not None and not (type(reward) in (float, int) and 0 <= reward <= 1))
+            or (diagnostics is not None and not _counts(diagnostics)) or (usage is not None and not _amounts(usage))):
+        return None
+    return Trace(model, benchmark, language, float(temperature), replicate, task_id, parsed, actions, thoughts, seed,
+                 run, runtime, user, retrieval, reward, failure, diagnostics, where, jtau, dataset, usage, prompts)
+
+
+def read_traces(paths: Iterable[Path], keep: Callable[[object], bool] | None = None,
+                at: list | None = None) -> Iterator[Trace]:
+    """The traces of `paths`, each line checked (one error line naming the file and line else).
+    `keep(parsed line)`: only the lines it keeps are checked and read (the others only parsed);
+    `at`: [file index, line number] of the line being read, kept up to date."""
+    for index, path in enumerate(paths):
+        if at is not None:
+            at[:] = index, 0
         try:
             handle = path.open("rb")
         except OSError as exc:
             raise InputError(f"{path}: {exc.strerror}") from None
+        name = str(path)
         with handle:
             for number, line in enumerate(handle, 1):
+                if at is not None:
+                    at[:] = index, number
                 if not line.strip():
                     continue
                 try:
                     data = orjson.loads(line)
                 except orjson.JSONDecodeError as exc:
                     raise InputError(f"{path}:{number}: invalid JSON: {exc}") from None
-                yield check(data, f"{path}:{number}", line.decode())
+                if keep is not None and not keep(data):
+                    continue
+                where = f"{name}:{number}"
+                yield _plain(data, line, where) or check(data, where, line.decode())
+
+
+@dataclass(frozen=True)
+class TraceFiles:
+    """Trace files, which each reader reads anew (the analysis' processes: retention/parts.py)."""
+    paths: tuple[Path, ...]
+
+    def __iter__(self) -> Iterator[Trace]:
+        return read_traces(self.paths)
+
+    def read(self, keep: Callable[[object], bool] | None = None, at: list | None = None) -> Iterator[Trace]:
+        return read_traces(self.paths, keep, at)
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
