@@ -30,8 +30,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 def report_in_process(folder: Path) -> float:
     from jtau.experiment.load import experiment_traces
     from jtau.maps import project_maps
-    from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.corpus import analyze
     from jtau.retention.decompose import decompose
     from jtau.retention.report import markdown
 

@@ -10,8 +10,8 @@ import pytest
 from conftest import ROOT, jtau
 from jtau.errors import InputError
 from jtau.maps import load_maps
-from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
+from jtau.retention.corpus import analyze
 from jtau.retention.importers import from_tau2_results
 from jtau.util.secrets import redacted, scrub
 

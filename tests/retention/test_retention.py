@@ -10,8 +10,8 @@ import pytest
 from conftest import ROOT, banking_here, jtau
 from jtau.errors import InputError
 from jtau.maps import load_maps
-from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
+from jtau.retention.corpus import analyze
 from jtau.retention.importers import from_react, from_tau2_results, parse_react
 from jtau.retention.traces import Trace, write_traces
 

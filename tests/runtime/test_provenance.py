@@ -12,8 +12,8 @@ from jtau import __version__
 from jtau.experiment.calibrate import scripted_server
 from jtau.experiment.scripted import AGENT, CUSTOMER
 from jtau.maps import load_maps
-from jtau.retention.analysis import analyze
 from jtau.retention.canonical import Canonicalizer
+from jtau.retention.corpus import analyze
 from jtau.retention.importers import from_tau2_results
 from jtau.retention.traces import Trace, read_traces, write_traces
 from jtau.runtime.compat import results_file, runtime_name

@@ -8,7 +8,7 @@ Cross-lingual policy retention after "Actions Speak Louder than Words" (COLM 202
 - usage.py: what a simulation cost: the agent's, the customer's and the judge's money and tokens
 - canonical.py: actions -> comparable tokens; the source side's arguments localized through the entity maps
 - analysis.py: per cell: Iwithin, Icross, retention, chance floors, matched and corrected gaps, bootstrap intervals
-- parts.py: the analysis split by groups across forked processes, each reading the whole corpus
+- corpus.py: `analyze`, a whole corpus's cells: grouped here, or split by groups across forked processes
 - arrays.py: a cell's pairs of rollouts on arrays, every task of a side at once, each number as analysis.py's
 - outcomes.py: beside retention: rewards and pass^k, answer vs action, each task's routes, each side's diagnostics
 - decompose.py: the gap against English split into text language, entity locale and their interaction

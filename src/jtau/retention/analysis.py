@@ -59,8 +59,7 @@ from jtau.errors import InputError
 from jtau.retention import usage
 from jtau.retention.arrays import MAX_BUCKET, Draws, GroupArrays, Scored, floors, ordered_sums
 from jtau.retention.canonical import Canonicalizer, localized_space
-from jtau.retention.traces import TRANSLATE, TraceFiles
-from jtau.util.gcpause import gc_paused
+from jtau.retention.traces import TRANSLATE
 
 LEVELS = ("route", "full")
 UNRANKED_ABOVE = 0.20
@@ -565,7 +564,7 @@ def _jobs(cells: list[tuple], parts: int) -> list[Job]:
     return jobs
 
 
-def _analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tuple, workers: int,
+def analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tuple, workers: int,
                    progress=None) -> list[dict]:
     """Every cell's numbers, in order: in this process, or in `workers` forked processes (each cell
     draws from its own generator, so the numbers do not depend on how many)."""
@@ -588,82 +587,3 @@ def _analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tup
             if progress:
                 progress(len(results), len(cells))
     return results
-
-
-def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
-            permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
-            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
-            details: bool = False, groups_out: dict | None = None, where: str = "the traces",
-            workers: int | None = None, decomposition: list | None = None) -> list[dict]:
-    """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
-    pair of sides); the corpus is read once.  `target` None analyses the source against every
-    other language present.  A requested pair without a single comparable pair of rollouts is an
-    error (InputError naming `where` the traces are and the cells), never a row of dashes, unless
-    each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
-    a dict as `summary` to receive the paper-shaped summary (summary.py) too, a list as
-    `decomposition` for the arms' (decompose.py, with `details`), a dict as `groups_out` for the
-    groups.  `traces` that can be read again (TraceFiles, a list) are read by `workers` processes
-    (default_workers), each grouping and analysing its share of the groups (parts.py); other traces
-    (and `groups_out`) are grouped here and their cells analysed in the processes.  The numbers do
-    not depend on how many."""
-    if baseline not in BASELINES:
-        raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
-    with gc_paused():  # millions of rollouts and no reference cycles: collections would walk them all again and again
-        if groups_out is None and isinstance(traces, (TraceFiles, list, tuple)):
-            from jtau.retention.parts import analyze_parts, merged
-
-            options = {"source": source, "targets": [target] if target else None, "pairs": pairs,
-                       "permutations": permutations, "bootstrap": bootstrap, "baseline": baseline, "details": details}
-            results, counts, decomposed = merged(analyze_parts(traces, canonical, options,
-                                                               workers or default_workers(), progress))
-        else:
-            results, counts, decomposed = _analyze_here(traces, canonical, source, target, permutations, bootstrap,
-                                                        progress, baseline, pairs, details, groups_out, workers,
-                                                        decomposition is not None)
-    # a cell without a pair is explained by its failures (shown, unranked), by routes that were
-    # all empty (a task set where the agent calls nothing: shown, n = 0) or by a one-trial protocol
-    # (each task ran once on both sides: reward and diagnostics stand, retention is not measured),
-    # or it is an error
-    empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]
-             and not cell.get("retention_unmeasured")
-             and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
-    if empty:
-        from jtau.util.listing import first
-
-        raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
-                         "compare (each side needs a task with two completed trials, and the two sides trials of "
-                         "different seeds)", first(empty))
-    if summary is not None:
-        from jtau.retention.summary import summarize
-
-        summary.update(summarize(results, counts=counts))
-    if decomposition is not None and details:
-        decomposition.extend(decomposed)
-    return results
-
-
-def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | None, permutations: int,
-                  bootstrap: int, progress, baseline: str, pairs, details: bool, groups_out: dict | None,
-                  workers: int | None, decompose_arms: bool) -> tuple[list[dict], dict, list[dict]]:
-    """analyze's cells, per-language counts and decomposition of traces grouped in this process."""
-    from jtau.retention.summary import language_counts
-
-    groups = group(traces, canonical, details)
-    if groups_out is not None:
-        groups_out.update(groups)
-    wanted = language_pairs(groups, source, [target] if target else None, pairs)
-    jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
-    results = _analyze_cells(groups, jobs, (permutations, bootstrap, 0, baseline, details),
-                             workers or default_workers(), progress)
-    for key, a, b in jobs:  # a side of a cell is in the summary's languages, tool calls or none (summary.py)
-        for side in (a, b):
-            groups[key].tools.setdefault(side, Counter())
-    for (key, a, b), cell in zip(jobs, results):
-        if not cell["comparable"] and one_trial(groups[key], a, b):
-            cell["retention_unmeasured"] = ONE_TRIAL
-    decomposed = []
-    if decompose_arms and details:
-        from jtau.retention.decompose import decompose
-
-        decomposed = decompose(groups, bootstrap)
-    return results, language_counts(groups.values()), decomposed

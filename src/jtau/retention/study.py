@@ -29,8 +29,8 @@ def study(traces, source: str = "en", target: str | None = None, pairs: list[tup
     names the traces' problem, or a corpus without a language pair with traces on both sides."""
     from jtau.errors import InputError
     from jtau.maps import project_maps
-    from jtau.retention.analysis import analyze
     from jtau.retention.canonical import Canonicalizer
+    from jtau.retention.corpus import analyze
 
     canonical = Canonicalizer(project_maps())
     summary: dict = {}

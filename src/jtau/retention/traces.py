@@ -241,7 +241,7 @@ def read_traces(paths: Iterable[Path], keep: Callable[[object], bool] | None = N
 
 @dataclass(frozen=True)
 class TraceFiles:
-    """Trace files, which each reader reads anew (the analysis' processes: retention/parts.py)."""
+    """Trace files, which each reader reads anew (the analysis' processes: retention/corpus.py)."""
     paths: tuple[Path, ...]
 
     def __iter__(self) -> Iterator[Trace]:

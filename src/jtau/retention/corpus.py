@@ -1,4 +1,6 @@
-"""The analysis split by groups across forked processes, each reading the whole corpus.
+"""`analyze`: the analysis of a whole corpus, its cells and summary counts (analysis.py analyses
+one cell); the corpus grouped in this process, or split by groups across forked processes, each
+reading the whole corpus.
 
 Every process reads every rollout, but checks, groups and analyses only those of its own groups:
 the groups in the order they first appear, dealt out in turn.  Reading a line without checking it
@@ -17,8 +19,22 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 
 from jtau.errors import InputError
+from jtau.retention import analysis
+from jtau.retention.analysis import (
+    BASELINES,
+    ONE_TRIAL,
+    analyze_cells,
+    cell_name,
+    default_workers,
+    group,
+    language_pairs,
+    one_trial,
+    side_pairs,
+)
 from jtau.retention.arrays import GroupArrays
+from jtau.retention.canonical import Canonicalizer
 from jtau.retention.traces import Trace, TraceFiles
+from jtau.util.gcpause import gc_paused
 
 _WORK: dict = {}  # what the forked processes analyse: the source, the settings, the shared counters
 
@@ -33,11 +49,9 @@ class Owner:
         self.languages: set[str] = set()
 
     def owns(self, model, benchmark, language, temperature, runtime, retrieval) -> bool:
-        from jtau.retention.analysis import base_benchmark
-
         base = self.benchmarks.get((benchmark, language))
         if base is None:
-            base = self.benchmarks[benchmark, language] = base_benchmark(benchmark, language)
+            base = self.benchmarks[benchmark, language] = analysis.base_benchmark(benchmark, language)
         self.languages.add(language)
         key = (model, base, temperature, runtime or "", retrieval or "")
         return self.order.setdefault(key, len(self.order)) % self.parts == self.part
@@ -68,7 +82,6 @@ def analyze_part(part: int, parts: int, source, canonical, options: dict, count:
     """One process' share: ("error", where, error) for the first failure it meets (where: the
     rollout read, or after reading the group whose cell failed), else ("cells", [(key, cells)],
     per-language counts, [(key, decomposition)])."""
-    from jtau.retention import analysis
     from jtau.retention.summary import language_counts
 
     owner, at = Owner(part, parts), [0, 0]
@@ -122,11 +135,9 @@ def analyze_parts(source, canonical, options: dict, workers: int, progress=None)
     """Every process' share (analyze_part), in process order: in this process alone, or in `workers`
     forked processes (the numbers do not depend on how many); `progress(done, total)` once the cells
     are counted."""
-    from jtau.retention.analysis import one_blas_thread
-
     forks = workers > 1 and "fork" in multiprocessing.get_all_start_methods()
     with ExitStack() as stack:
-        stack.enter_context(one_blas_thread())
+        stack.enter_context(analysis.one_blas_thread())
         if not forks:
             total = [0, 0]
 
@@ -166,3 +177,79 @@ def merged(shares: list[tuple]) -> tuple[list[dict], dict, list[dict]]:
     cells = sorted((item for share in shares for item in share[1]), key=lambda item: item[0])
     decomposition = sorted((item for share in shares for item in share[3]), key=lambda item: item[0])
     return [c for _, part in cells for c in part], counts, [d for _, part in decomposition for d in part]
+
+def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
+            permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
+            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
+            details: bool = False, groups_out: dict | None = None, where: str = "the traces",
+            workers: int | None = None, decomposition: list | None = None) -> list[dict]:
+    """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
+    pair of sides); the corpus is read once.  `target` None analyses the source against every
+    other language present.  A requested pair without a single comparable pair of rollouts is an
+    error (InputError naming `where` the traces are and the cells), never a row of dashes, unless
+    each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
+    a dict as `summary` to receive the paper-shaped summary (summary.py) too, a list as
+    `decomposition` for the arms' (decompose.py, with `details`), a dict as `groups_out` for the
+    groups.  `traces` that can be read again (TraceFiles, a list) are read by `workers` processes
+    (default_workers), each grouping and analysing its share of the groups (analyze_parts); other traces
+    (and `groups_out`) are grouped here and their cells analysed in the processes.  The numbers do
+    not depend on how many."""
+    if baseline not in BASELINES:
+        raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
+    with gc_paused():  # millions of rollouts and no reference cycles: collections would walk them all again and again
+        if groups_out is None and isinstance(traces, (TraceFiles, list, tuple)):
+            options = {"source": source, "targets": [target] if target else None, "pairs": pairs,
+                       "permutations": permutations, "bootstrap": bootstrap, "baseline": baseline, "details": details}
+            results, counts, decomposed = merged(analyze_parts(traces, canonical, options,
+                                                               workers or default_workers(), progress))
+        else:
+            results, counts, decomposed = _analyze_here(traces, canonical, source, target, permutations, bootstrap,
+                                                        progress, baseline, pairs, details, groups_out, workers,
+                                                        decomposition is not None)
+    # a cell without a pair is explained by its failures (shown, unranked), by routes that were
+    # all empty (a task set where the agent calls nothing: shown, n = 0) or by a one-trial protocol
+    # (each task ran once on both sides: reward and diagnostics stand, retention is not measured),
+    # or it is an error
+    empty = [cell_name(cell) for cell in results if not cell["comparable"] and cell["ranked"]
+             and not cell.get("retention_unmeasured")
+             and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
+    if empty:
+        from jtau.util.listing import first
+
+        raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
+                         "compare (each side needs a task with two completed trials, and the two sides trials of "
+                         "different seeds)", first(empty))
+    if summary is not None:
+        from jtau.retention.summary import summarize
+
+        summary.update(summarize(results, counts=counts))
+    if decomposition is not None and details:
+        decomposition.extend(decomposed)
+    return results
+
+
+def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | None, permutations: int,
+                  bootstrap: int, progress, baseline: str, pairs, details: bool, groups_out: dict | None,
+                  workers: int | None, decompose_arms: bool) -> tuple[list[dict], dict, list[dict]]:
+    """analyze's cells, per-language counts and decomposition of traces grouped in this process."""
+    from jtau.retention.summary import language_counts
+
+    groups = group(traces, canonical, details)
+    if groups_out is not None:
+        groups_out.update(groups)
+    wanted = language_pairs(groups, source, [target] if target else None, pairs)
+    jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
+    results = analyze_cells(groups, jobs, (permutations, bootstrap, 0, baseline, details),
+                             workers or default_workers(), progress)
+    for key, a, b in jobs:  # a side of a cell is in the summary's languages, tool calls or none (summary.py)
+        for side in (a, b):
+            groups[key].tools.setdefault(side, Counter())
+    for (key, a, b), cell in zip(jobs, results):
+        if not cell["comparable"] and one_trial(groups[key], a, b):
+            cell["retention_unmeasured"] = ONE_TRIAL
+    decomposed = []
+    if decompose_arms and details:
+        from jtau.retention.decompose import decompose
+
+        decomposed = decompose(groups, bootstrap)
+    return results, language_counts(groups.values()), decomposed
