@@ -137,6 +137,20 @@ def test_golden_routes_in_both_languages_retain_exactly_once_arguments_are_in_on
     assert unmapped["levels"]["full"]["retention"] < 0.99 or domain == "telecom"
 
 
+def test_a_real_cell_holds_exactly_the_fields_its_type_documents():
+    """retention/cell.py is the contract the report, the summary and the JSON read: a cell of the
+    real airline golden routes (with details) has every required field of Cell and Level, and no
+    field they do not document."""
+    from jtau.retention.cell import Cell, Level
+
+    cell = golden("airline")
+    assert Cell.__required_keys__ <= cell.keys() <= Cell.__required_keys__ | Cell.__optional_keys__
+    assert {"reward", "tasks", "diagnostics"} <= cell.keys()  # details: the optional fields do occur
+    for level in cell["levels"].values():
+        assert level.keys() == Level.__required_keys__
+    assert set(cell["levels"]) == {"route", "full"}
+
+
 def test_telecom_lookups_by_name_and_phone_compare_in_one_space():
     english = [{"tool": "get_customer_by_phone", "args": {"phone_number": "555-123-2002"}},
                {"tool": "get_customer_by_name", "args": {"full_name": "John Smith", "dob": "1985-06-15"}}]

@@ -23,6 +23,7 @@ from jtau.errors import InputError, JtauError
 from jtau.util.listing import first
 
 if TYPE_CHECKING:
+    from jtau.retention.cell import Cell
     from jtau.retention.study import Study
 
 retention_app = typer.Typer(help="Measure whether an agent does the same thing in Japanese as in English.",
@@ -203,7 +204,7 @@ def show_and_write(results: Study, manifest: dict | None, json_file: Path | None
         plot(results.cells, plot_file)
 
 
-def _blocks_text(cells: list[dict]) -> str:
+def _blocks_text(cells: list[Cell]) -> str:
     from jtau.retention.report import blocks
 
     with out_console.capture() as capture:
@@ -211,7 +212,7 @@ def _blocks_text(cells: list[dict]) -> str:
     return capture.get()
 
 
-def print_blocks(cells: list[dict]) -> None:
+def print_blocks(cells: list[Cell]) -> None:
     """The cells' blocks (report.blocks) as `whole` prints them; in a pipe or a log (as wide as it
     gets: each cell's lines its own), rendered in forked processes, one CPU each, and written in order."""
     import multiprocessing

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from jtau.experiment.plan import Plan
 from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, ScriptedServer
+from jtau.retention.cell import Cell
 
 KEY_ENV = "JTAU_SCRIPTED_KEY"  # the scripted server takes any key; the openai client needs one
 
@@ -65,7 +66,7 @@ def scripted_plan(domains: list[str], arms: list[str], users: list[str], trials:
 @dataclass
 class Calibration:
     folder: Path
-    results: list[dict]       # the analysis' cells (none without a pair to compare)
+    results: list[Cell]       # the analysis' cells (none without a pair to compare)
     problems: list[str]
     server_errors: list[str]
     sides: list[dict] = field(default_factory=list)  # each side's rewards and failures, without a pair
@@ -148,7 +149,7 @@ def side_results(traces) -> list[dict]:
     return out
 
 
-def exactness_problems(results: list[dict], sides: list[dict] | None = None) -> list[str]:
+def exactness_problems(results: list[Cell], sides: list[dict] | None = None) -> list[str]:
     """What keeps a perfect agent's experiment from exact: a reward below 1, a failure, a
     retention or a share that is not 1.  With `sides` (no pair to compare: one arm or one
     trial), each side's rewards and failures."""

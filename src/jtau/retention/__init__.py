@@ -7,6 +7,7 @@ Cross-lingual policy retention after "Actions Speak Louder than Words" (COLM 202
 - diagnostics.py: counts read from a conversation (turns, first-turn stops, Japanese messages, judge verdicts)
 - usage.py: what a simulation cost: the agent's, the customer's and the judge's money and tokens
 - canonical.py: actions -> comparable tokens; the source side's arguments localized through the entity maps
+- cell.py: what a cell and each of its levels hold (typed, documented fields)
 - analysis.py: per cell: Iwithin, Icross, retention, chance floors, matched and corrected gaps, bootstrap intervals
 - corpus.py: `analyze`, a whole corpus's cells: grouped here, or split by groups across forked processes
 - arrays.py: a cell's pairs of rollouts on arrays, every task of a side at once, each number as analysis.py's

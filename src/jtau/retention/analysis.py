@@ -59,6 +59,7 @@ from jtau.errors import InputError
 from jtau.retention import usage
 from jtau.retention.arrays import MAX_BUCKET, Draws, GroupArrays, Scored, floors, ordered_sums
 from jtau.retention.canonical import Canonicalizer, localized_space
+from jtau.retention.cell import Cell, Level
 from jtau.retention.traces import TRANSLATE
 
 LEVELS = ("route", "full")
@@ -383,7 +384,7 @@ def _resampled(rng: np.random.Generator, bootstrap: int, n: int) -> np.ndarray:
 
 def level_numbers(g: Group, level: int, source: Side, target: Side, permutations: int, bootstrap: int,
                   draws: Draws, baseline: str = "pooled", pairs: Pairs | None = None,
-                  arrays: GroupArrays | None = None) -> dict:
+                  arrays: GroupArrays | None = None) -> Level:
     arrays = arrays or GroupArrays(g.tasks)
     p = pairs or collect(g, level, source, target, arrays)
     within_task, cross_task = p.within, p.cross
@@ -400,7 +401,7 @@ def level_numbers(g: Group, level: int, source: Side, target: Side, permutations
     gap_raw = iw - ic if iw is not None and ic is not None else None
     gap_matched = (matched_within - matched_cross
                    if matched_within is not None and matched_cross is not None else None)
-    numbers = {
+    numbers: Level = {
         "tasks": len(p.tasks), "pairs_within": int(wn.sum()), "pairs_cross": int(cn.sum()),
         "empty_pairs_excluded": p.empty, "baseline": baseline,
         "iwithin": iw, "iwithin_pooled": iw_pooled, "iwithin_source": iw_source, "iwithin_target": iw_target,
@@ -417,8 +418,9 @@ def level_numbers(g: Group, level: int, source: Side, target: Side, permutations
         "gap_raw_ci": None, "gap_matched_ci": None, "gap_corrected_ci": None, "retention_matched_ci": None,
         "retention_ci": None,
     }
-    if numbers["iwithin_corrected"]:
-        numbers["retention_corrected"] = numbers["icross_corrected"] / numbers["iwithin_corrected"]
+    corrected_within, corrected_cross = numbers["iwithin_corrected"], numbers["icross_corrected"]
+    if corrected_within and corrected_cross is not None:  # (both or neither: one set of tasks)
+        numbers["retention_corrected"] = corrected_cross / corrected_within
     if len(p.tasks) >= 2 and bootstrap:
         n = len(p.tasks)
         counts = draws.make(("bootstrap", bootstrap, n), lambda rng: _resampled(rng, bootstrap, n))
@@ -436,7 +438,7 @@ def level_numbers(g: Group, level: int, source: Side, target: Side, permutations
 
 
 def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootstrap: int, seed: int = 0,
-                 baseline: str = "pooled", details: bool = False, arrays: GroupArrays | None = None) -> dict:
+                 baseline: str = "pooled", details: bool = False, arrays: GroupArrays | None = None) -> Cell:
     """The numbers of one cell: a group and a pair of sides.  `details` adds the per-task view,
     rewards and diagnostics (retention/outcomes.py); `arrays`: the group's, kept across its cells."""
     arrays = arrays or GroupArrays(g.tasks)
@@ -455,7 +457,7 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
     warnings = [f"{name}: length matching dropped {n['matching_dropped']:.1%} of the cross pairs (no within "
                 "pair of the same length)" for name, n in levels.items()
                 if n["matching_dropped"] and n["matching_dropped"] >= DROPPED_WARNING]
-    cell = {
+    cell: Cell = {
         "model": g.model, "benchmark": g.benchmark, "temperature": g.temperature,
         "runtime": g.runtime, "retrieval": g.retrieval,
         "source": labels[source], "target": labels[target], "source_user": source.user, "target_user": target.user,
@@ -478,7 +480,7 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
     if details:
         from jtau.retention.outcomes import outcomes
 
-        cell.update(outcomes(g, source, target, labels, pairs))
+        cell.update(outcomes(g, source, target, labels, pairs))  # type: ignore[typeddict-item]  # its keys: Cell's
     return cell
 
 
@@ -517,7 +519,7 @@ def one_trial(g: Group, source: Side, target: Side) -> bool:
     return all(len(by_side.get(side, ())) <= 1 for by_side in g.tasks.values() for side in (source, target))
 
 
-def cell_name(cell: dict) -> str:
+def cell_name(cell: Cell) -> str:
     """A cell as one line names it: model, benchmark, T, runtime, retrieval, pair."""
     parts = [cell["model"], cell["benchmark"], f"T={cell['temperature']:g}"]
     parts += [p for p in (cell.get("runtime"), cell.get("retrieval")) if p]
@@ -528,7 +530,7 @@ Job = tuple[tuple, list[tuple[Side, Side]]]  # a group's key and pairs of its si
 _WORK: dict = {}  # what a pool's workers (forked) analyse: groups, jobs and settings
 
 
-def _analyze_job(index: int) -> list[dict]:
+def _analyze_job(index: int) -> list[Cell]:
     """The cells of one job, in order, the group's arrays shared by them."""
     key, sides = _WORK["jobs"][index]
     g = _WORK["groups"][key]
@@ -565,12 +567,12 @@ def _jobs(cells: list[tuple], parts: int) -> list[Job]:
 
 
 def analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tuple, workers: int,
-                   progress=None) -> list[dict]:
+                   progress=None) -> list[Cell]:
     """Every cell's numbers, in order: in this process, or in `workers` forked processes (each cell
     draws from its own generator, so the numbers do not depend on how many)."""
     forks = workers > 1 and "fork" in multiprocessing.get_all_start_methods()
     jobs = _jobs(cells, 4 * workers if forks else 1)
-    results: list[dict] = []
+    results: list[Cell] = []
     _WORK.update(groups=groups, jobs=jobs, settings=settings)
     with ExitStack() as stack:
         stack.callback(_WORK.clear)
@@ -579,7 +581,7 @@ def analyze_cells(groups: dict[tuple, Group], cells: list[tuple], settings: tupl
             # Ctrl-C is the parent's to handle: it ends the pool; a worker stops without a traceback
             pool = stack.enter_context(multiprocessing.get_context("fork").Pool(
                 min(workers, len(jobs)), initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN)))
-            parts: Iterable[list[dict]] = pool.imap(_analyze_job, range(len(jobs)))
+            parts: Iterable[list[Cell]] = pool.imap(_analyze_job, range(len(jobs)))
         else:
             parts = map(_analyze_job, range(len(jobs)))
         for part in parts:

@@ -33,6 +33,7 @@ from jtau.retention.analysis import (
 )
 from jtau.retention.arrays import GroupArrays
 from jtau.retention.canonical import Canonicalizer
+from jtau.retention.cell import Cell
 from jtau.retention.traces import Trace, TraceFiles
 from jtau.util.gcpause import gc_paused
 
@@ -164,7 +165,7 @@ def analyze_parts(source, canonical, options: dict, workers: int, progress=None)
         return shares.get()
 
 
-def merged(shares: list[tuple]) -> tuple[list[dict], dict, list[dict]]:
+def merged(shares: list[tuple]) -> tuple[list[Cell], dict, list[dict]]:
     """The processes' shares as one: (cells, per-language counts, decomposition) in group order;
     the failure of the rollout read first raised."""
     failures = [share[1:] for share in shares if share[0] == "error"]
@@ -182,7 +183,7 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
             pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
             details: bool = False, groups_out: dict | None = None, where: str = "the traces",
-            workers: int | None = None, decomposition: list | None = None) -> list[dict]:
+            workers: int | None = None, decomposition: list | None = None) -> list[Cell]:
     """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
     pair of sides); the corpus is read once.  `target` None analyses the source against every
     other language present.  A requested pair without a single comparable pair of rollouts is an
@@ -230,7 +231,7 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
 
 def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | None, permutations: int,
                   bootstrap: int, progress, baseline: str, pairs, details: bool, groups_out: dict | None,
-                  workers: int | None, decompose_arms: bool) -> tuple[list[dict], dict, list[dict]]:
+                  workers: int | None, decompose_arms: bool) -> tuple[list[Cell], dict, list[dict]]:
     """analyze's cells, per-language counts and decomposition of traces grouped in this process."""
     from jtau.retention.summary import language_counts
 

@@ -10,6 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from jtau.errors import InputError
+from jtau.retention.cell import Cell
 from jtau.util.listing import counted, joined
 
 
@@ -22,7 +23,7 @@ def _ci(interval) -> str:
     return f" [{_f(interval[0])}, {_f(interval[1])}]" if interval else ""
 
 
-def header(cell: dict) -> Text:
+def header(cell: Cell) -> Text:
     """A cell's first line: model, benchmark, runtime, T, retrieval, pair, failures, length."""
     failures = ", ".join(f"{lang} {rate:.1%}" for lang, rate in cell["failure_rate_by_language"].items())
     length = " / ".join(f"{lang} {v:.1f}" for lang, v in cell["mean_length"].items())
@@ -35,7 +36,7 @@ def header(cell: dict) -> Text:
                          f"  len {length}")
 
 
-def level_rows(cell: dict) -> Table:
+def level_rows(cell: Cell) -> Table:
     rows = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
     for column in ("level", "n", "Iwithin", "Icross", "ret", "ret m", "gap raw", "gap m", "gap corr [95% CI]"):
         rows.add_column(column, justify="left" if column == "level" else "right", no_wrap=True)
@@ -46,7 +47,7 @@ def level_rows(cell: dict) -> Table:
     return rows
 
 
-def reward_line(cell: dict) -> Text:
+def reward_line(cell: Cell) -> Text:
     parts = []
     for label, r in cell["reward"].items():
         passes = " ".join(f"pass^{k} {_f(v)}" for k, v in r["pass_hat_k"].items())
@@ -65,7 +66,7 @@ def _tokens(u: dict, who: str) -> str:
     return "–" if prompt is None and completion is None else f"{prompt or 0:,}+{completion or 0:,}"
 
 
-def usage_rows(cell: dict) -> list[list[str]]:
+def usage_rows(cell: Cell) -> list[list[str]]:
     """Per side: simulations, agent, customer and judge cost, total, per simulation, tokens."""
     return [[label, str(u["simulations"]), _cost(u.get("agent_cost")), _cost(u.get("customer_cost")),
              _cost(u.get("judge_cost")), _cost(u["total_cost"]), _cost(u["cost_per_simulation"]),
@@ -77,7 +78,7 @@ USAGE_HEADER = ["side", "simulations", "agent $", "customer $", "judge $", "tota
                 "agent tokens (in+out)", "customer tokens", "judge tokens"]
 
 
-def usage_line(cell: dict) -> Text | None:
+def usage_line(cell: Cell) -> Text | None:
     parts = [f"{label} {_cost(u['total_cost'])} ({_cost(u['cost_per_simulation'])}/sim; "
              f"agent {_cost(u.get('agent_cost'))}, customer {_cost(u.get('customer_cost'))}, "
              f"judge {_cost(u.get('judge_cost'))}; tokens agent "
@@ -99,7 +100,7 @@ def signature_rows(label: str, signature: str, width: int = 80) -> list[str]:
     return rows
 
 
-def failure_line(cell: dict) -> Text | None:
+def failure_line(cell: Cell) -> Text | None:
     shown = [f"{label}: " + ", ".join(f"{reason} {n}" for reason, n in reasons.items())
              for label, reasons in cell["failures_by_language"].items() if reasons]
     return Text("failures  " + "; ".join(shown)) if shown else None
@@ -113,7 +114,7 @@ DIAGNOSTICS = (("first-turn stops", "first_turn_stops", "{:d}"), ("turns a conve
                ("judge guard (conversations)", "judge_guard", "{:d}"))
 
 
-def diagnostics_table(cell: dict) -> Table:
+def diagnostics_table(cell: Cell) -> Table:
     table = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1))
     labels = list(cell["diagnostics"])
     table.add_column("diagnostics", no_wrap=True)
@@ -129,7 +130,7 @@ def _step_at(route: list[str], index: int) -> str:
     return route[index] if index < len(route) else "(end)"
 
 
-def parted_line(cell: dict, limit: int = 5) -> Text | None:
+def parted_line(cell: Cell, limit: int = 5) -> Text | None:
     parted = [t for t in cell["tasks"] if t["parted_at"] is not None]
     if not parted:
         return None
@@ -143,7 +144,7 @@ def parted_line(cell: dict, limit: int = 5) -> Text | None:
     return Text(f"routes part in {counted(len(parted), 'task')}: " + "; ".join(shown) + more)
 
 
-def blocks(results: list[dict]) -> Group:
+def blocks(results: list[Cell]) -> Group:
     """The default report, readable at 80 columns and in a log: per cell a header line (model,
     benchmark, runtime, T, pair, failures per side, mean length), then a row per level: naive and
     matched retention, and the raw, matched and corrected gaps side by side; with details (an
@@ -156,8 +157,8 @@ def blocks(results: list[dict]) -> Group:
             parts.append(reward_line(cell))
         if (line := usage_line(cell)) is not None:
             parts.append(line)
-        for label, line in cell.get("signatures", {}).items():
-            parts += [Text(row) for row in signature_rows(label, line)]
+        for label, signature in cell.get("signatures", {}).items():
+            parts += [Text(row) for row in signature_rows(label, signature)]
         parts.append(level_rows(cell))
         if cell.get("retention_unmeasured"):
             parts.append(Text(f"retention not measured: {cell['retention_unmeasured']}"))
@@ -171,7 +172,7 @@ def blocks(results: list[dict]) -> Group:
     return Group(*parts)
 
 
-def table(results: list[dict]) -> Table:
+def table(results: list[Cell]) -> Table:
     """Every number in one table (`--wide`): needs a wide terminal."""
     out = Table(title="cross-lingual policy retention", show_lines=False)
     for column in ("model", "benchmark", "T", "pair", "level", "n", "Iw src", "Iw tgt", "Iwithin", "Icross",
@@ -230,7 +231,7 @@ def write_json(results, path: Path) -> None:
     atomic_write(path, orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-def plot(results: list[dict], path: Path, level: str = "full") -> None:
+def plot(results: list[Cell], path: Path, level: str = "full") -> None:
     """Matched retention per model (x) with its bootstrap interval: one panel per temperature,
     one marker series per benchmark and language pair."""
     try:
@@ -280,7 +281,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows), ""]
 
 
-def markdown(results: list[dict], manifest: dict | None = None, decomposition: list[dict] | None = None) -> str:
+def markdown(results: list[Cell], manifest: dict | None = None, decomposition: list[dict] | None = None) -> str:
     """The report as Markdown: the experiment's provenance, then per cell its rewards, failures,
     retention at both levels, answer vs action, diagnostics, and every task whose route parts
     or whose reward differs."""

@@ -7,12 +7,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from jtau.retention.cell import Cell
+
 
 @dataclass
 class Study:
     """What an analysis found: one result per cell, the paper-shaped summary, the decomposition of
     the arms (empty without details)."""
-    cells: list[dict]
+    cells: list[Cell]                # one a cell (retention/cell.py)
     summary: dict = field(default_factory=dict)
     decomposition: list[dict] = field(default_factory=list)
 

@@ -20,6 +20,7 @@ from itertools import combinations
 
 import numpy as np
 
+from jtau.retention.cell import Cell, Interval
 from jtau.retention.traces import TRANSLATE
 
 
@@ -28,17 +29,20 @@ def _mean(values):
     return float(np.mean(values)) if values else None
 
 
-def temperature_rows(cells: list[dict], level: str = "full") -> list[dict]:
+def excludes_zero(interval: Interval) -> bool:
+    """Whether a bootstrap interval lies wholly on one side of 0."""
+    return interval is not None and bool(interval) and (interval[0] > 0 or interval[1] < 0)
+
+
+def temperature_rows(cells: list[Cell], level: str = "full") -> list[dict]:
     rows = []
     for temperature in sorted({c["temperature"] for c in cells}):
         ranked = [c["levels"][level] for c in cells if c["temperature"] == temperature and c["ranked"]]
         corrected = [n for n in ranked if n["gap_corrected"] is not None]
         base = {"temperature": temperature, "cells": len(ranked),
                 "gap_corrected": _mean(n["gap_corrected"] for n in ranked),
-                "positive_gaps": sum(n["gap_corrected"] > 0 for n in corrected),
-                "intervals_excluding_zero": sum(bool(n["gap_corrected_ci"]) and
-                                                (n["gap_corrected_ci"][0] > 0 or n["gap_corrected_ci"][1] < 0)
-                                                for n in corrected)}
+                "positive_gaps": sum((n["gap_corrected"] or 0) > 0 for n in corrected),
+                "intervals_excluding_zero": sum(excludes_zero(n["gap_corrected_ci"]) for n in corrected)}
         rows.append({**base, "row": "naive", "iwithin": _mean(n["iwithin"] for n in ranked),
                      "icross": _mean(n["icross"] for n in ranked), "retention": _mean(n["retention"] for n in ranked),
                      "gap": _mean(n["gap_raw"] for n in ranked)})
@@ -65,7 +69,7 @@ def spearman(a: list[float], b: list[float]) -> float | None:
     return float(np.corrcoef(ra, rb)[0, 1])
 
 
-def across_models(cells: list[dict], level: str = "full") -> dict:
+def across_models(cells: list[Cell], level: str = "full") -> dict:
     out = {}
     for temperature in sorted({c["temperature"] for c in cells}):
         by_model = defaultdict(list)
@@ -118,7 +122,7 @@ def language_shares(counts: dict[str, Counter]) -> dict:
             for language, c in sorted(counts.items()) if "calls" in c}
 
 
-def summarize(cells: list[dict], groups=None, counts: dict[str, Counter] | None = None) -> dict:
+def summarize(cells: list[Cell], groups=None, counts: dict[str, Counter] | None = None) -> dict:
     """The summary of `cells`, its languages from `groups` or from their `counts` (language_counts)."""
     return {"rows": temperature_rows(cells), "across_models": across_models(cells),
             "languages": language_shares(language_counts(groups) if counts is None else counts)}
