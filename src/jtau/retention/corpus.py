@@ -191,14 +191,14 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
     each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
     a dict as `summary` to receive the paper-shaped summary (summary.py) too, a list as
     `decomposition` for the arms' (decompose.py, with `details`), a dict as `groups_out` for the
-    groups.  Trace files (TraceFiles) are read by `workers` processes (default_workers), each
-    grouping and analysing its share of the groups (analyze_parts); other traces (a list: forked
-    processes touching it would each copy it, 5 GB at 100,000 simulations) and `groups_out` are
-    grouped here and their cells analysed in the processes.  The numbers do not depend on how many."""
+    groups.  `traces` that can be read again (TraceFiles, a list) are read by `workers` processes
+    (default_workers), each grouping and analysing its share of the groups (analyze_parts); other traces
+    (and `groups_out`) are grouped here and their cells analysed in the processes.  The numbers do
+    not depend on how many."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
     with gc_paused():  # millions of rollouts and no reference cycles: collections would walk them all again and again
-        if groups_out is None and isinstance(traces, TraceFiles):  # (a list: forked readers would copy it)
+        if groups_out is None and isinstance(traces, (TraceFiles, list, tuple)):
             options = {"source": source, "targets": [target] if target else None, "pairs": pairs,
                        "permutations": permutations, "bootstrap": bootstrap, "baseline": baseline, "details": details}
             results, counts, decomposed = merged(analyze_parts(traces, canonical, options,
