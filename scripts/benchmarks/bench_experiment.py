@@ -5,7 +5,9 @@
    the whole report (traces, retention with bootstrap intervals, details, decomposition,
    Markdown): target at most 5% of the run.
 2. The same report over 100,000 simulations (the golden ones copied into more trials with new
-   seeds), as a whole `jtau experiment report` process: target under 60 s and 4 GB.
+   seeds: with --tasks 10, 2,500 trials of each task and arm, 3 million pairs of rollouts a task
+   and side), as a whole `jtau experiment report` process, beside the time to merely read the same
+   folder (experiment_traces): target under 60 s and 4 GB.
 
     python scripts/benchmarks/bench_experiment.py [--tasks N] [--simulations 100000] [--keep DIR]
 """
@@ -92,6 +94,10 @@ def main() -> int:
 
     large = work / "large"
     written = enlarge(golden, large, args.simulations)
+    start = time.perf_counter()  # the baseline: merely reading the same folder with the same loader
+    subprocess.run([sys.executable, "-c", "import sys; from pathlib import Path; from jtau.experiment.load import "
+                    "experiment_traces; experiment_traces(Path(sys.argv[1]))", str(large)], check=True)
+    read_seconds = time.perf_counter() - start
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "jtau", "experiment", "report", str(large)], capture_output=True,
@@ -101,7 +107,8 @@ def main() -> int:
     if done.returncode != 0:
         print("report failed:", done.stderr.strip().splitlines()[-1:])
         return 1
-    print(f"jtau experiment report of {written:,} simulations: {seconds:.1f} s, peak {peak:.2f} GiB "
+    print(f"jtau experiment report of {written:,} simulations: {seconds:.1f} s = {seconds / read_seconds:.2f}x the "
+          f"{read_seconds:.1f} s to read them, peak {peak:.2f} GiB "
           f"(targets 60 s and 4 GB: {'met' if seconds < 60 and peak < 4 else 'MISSED'})")
     if not args.keep:
         shutil.rmtree(work)

@@ -211,6 +211,7 @@ def report(
     try:
         from jtau.cli.retention import analysed, check_outputs, show_and_write
         from jtau.experiment.load import experiment_traces
+        from jtau.util.listing import counted
 
         folder = folders[0]
         json_file, markdown_file = json_file or folder / "report.json", markdown_file or folder / "report.md"
@@ -221,7 +222,8 @@ def report(
         where = ", ".join(map(str, folders))
         results = analysed(traces, permutations=permutations, bootstrap=bootstrap, where=where)
         show_and_write(results, manifest, json_file, markdown_file, plot_file)
-        done(f"report of {where}: {len(results.cells)} cells, {len(traces)} simulations; written {markdown_file} "
+        done(f"report of {where}: {counted(len(results.cells), 'cell')}, {counted(len(traces), 'simulation')}; "
+             f"written {markdown_file} "
              f"and {json_file}", f"read {markdown_file}")
     except JtauError as exc:
         fail(exc)

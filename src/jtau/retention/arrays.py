@@ -179,19 +179,6 @@ def _first_positions(task: np.ndarray, seq: np.ndarray, start: np.ndarray) -> np
     return first[inverse] - start[task]
 
 
-def _task_pairs(count: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every pair of positions i < j within each task (rollout indices)."""
-    firsts, seconds = [], []
-    for m in np.unique(count[count > 1]).tolist():
-        i, j = np.triu_indices(m, 1)
-        base = start[count == m][:, None]
-        firsts.append((base + i).ravel())
-        seconds.append((base + j).ravel())
-    if not firsts:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    return np.concatenate(firsts), np.concatenate(seconds)
-
-
 @dataclass
 class Within:
     """A side's within pairs at one level (see `within`), with per task the ordered sum of agreement
@@ -201,56 +188,96 @@ class Within:
     count: np.ndarray
 
 
+def _combos(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair (l, r) of indices with left[l] == right[r] (both sorted ascending), by that value,
+    then l, then r."""
+    values, l_first, l_count = np.unique(left, return_index=True, return_counts=True)
+    r_first = np.searchsorted(right, values, "left")
+    r_count = np.searchsorted(right, values, "right") - r_first
+    combos = l_count * r_count
+    group = np.repeat(np.arange(len(values)), combos)
+    index = np.arange(int(combos.sum())) - (np.cumsum(combos) - combos)[group]  # of a pair among its value's
+    return l_first[group] + index // r_count[group], r_first[group] + index % r_count[group]
+
+
 def within(sequences: Sequences, rollouts: SideRollouts, ids: np.ndarray) -> Within:
     """Every pair of a side's replicates of a task (in within order: the earlier one first, its
     length the bucket), one entry per distinct (earlier, later) pair of sequences with how many
     pairs of rollouts have it, in the order they first occur: by the later rollout, then by where
-    the earlier sequence first occurs."""
+    the earlier sequence first occurs.
+
+    Pairs of rollouts are never listed one by one (a task run 2,500 times has 3.1 million): each
+    distinct sequence is paired with every later rollout of its task, and counts the rollouts of
+    it that come before that one."""
     count, start = rollouts.count, rollouts.start
     seq, task = ids[rollouts.order], rollouts.task
-    i, j = _task_pairs(count, start)
-    if not len(i):
+    rank = np.arange(len(seq)) - start[task]  # a rollout's place in its task
+    position = _first_positions(task, seq, start)
+    first = np.flatnonzero(position == rank)  # a distinct sequence's first rollout
+    later = count[task[first]] - rank[first] - 1
+    if not later.sum():
         none = np.zeros(0, dtype=np.int64)
         return Within(Scored(none, np.zeros(0), none, none, 0), np.zeros(len(count)), np.zeros(len(count), np.int64))
-    position = _first_positions(task, seq, start)
     width = int(count.max())
-    key = (task[i] * width + position[i]) * width + position[j]
-    keys, one, inverse, n = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
+    earlier = np.repeat(first, later)
+    j = earlier + 1 + np.arange(int(later.sum())) - np.repeat(np.cumsum(later) - later, later)
+    base = (task[earlier] * width + position[earlier]) * width
+    occurrences = np.sort((task * width + position) * width + rank)
+    before = np.searchsorted(occurrences, base + rank[j]) - np.searchsorted(occurrences, base)
+    keys, inverse = np.unique(base + position[j], return_inverse=True)
+    n = np.bincount(inverse, weights=before).astype(np.int64)
     latest = np.full(len(keys), width, dtype=np.int64)
-    np.minimum.at(latest, inverse, j - start[task[j]])
-    pair_task, a_position = keys // (width * width), keys // width % width
+    np.minimum.at(latest, inverse, rank[j])
+    pair_task, a_position, b_position = keys // (width * width), keys // width % width, keys % width
     order = np.lexsort((a_position, latest, pair_task))
-    pairs = score(sequences, pair_task[order], seq[i[one[order]]], seq[j[one[order]]], n[order])
+    pair_task, a_position, b_position = pair_task[order], a_position[order], b_position[order]
+    pairs = score(sequences, pair_task, seq[start[pair_task] + a_position], seq[start[pair_task] + b_position],
+                  n[order])
     total = ordered_sums(pairs.task, pairs.weighted(), len(count))
     return Within(pairs, total, np.bincount(pairs.task, weights=pairs.n, minlength=len(count)).astype(np.int64))
+
+
+def _tallies(side: SideRollouts, position: np.ndarray, width: int, value: np.ndarray | None = None,
+             values: int = 1, rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(key, rollouts) per distinct (task, `value`, sequence) of a side's rollouts (`rows` of them:
+    all), the key (task * `values` + value) * `width` + where the sequence first occurs, ascending."""
+    rows = np.arange(len(position)) if rows is None else rows
+    group = side.task[rows] * values + (0 if value is None else value[rows])
+    return np.unique(group * width + position[rows], return_counts=True)
 
 
 def cross(sequences: Sequences, source: SideRollouts, source_ids: np.ndarray, target: SideRollouts,
           target_ids: np.ndarray) -> Scored:
     """Every cross-seed pair (source, target) of a task, one entry per distinct pair of sequences
     (in the order each side's sequences first occur, source first) with how many pairs of rollouts
-    have it; a pair is cross-seed when its seeds differ (trial indices, where a seed is unknown)."""
-    tasks = np.flatnonzero((source.count > 0) & (target.count > 0))
-    cs, ct = source.count[tasks], target.count[tasks]
-    combos = cs * ct
-    offset = np.cumsum(combos) - combos
-    pair_task = np.repeat(tasks, combos)
-    index = np.arange(int(combos.sum())) - np.repeat(offset, combos)  # of a pair among its task's
-    ct_pair = np.repeat(ct, combos)
-    a = source.start[pair_task] + index // ct_pair
-    b = target.start[pair_task] + index % ct_pair
-    seed_a, seed_b = source.seed[a], target.seed[b]
-    known = (seed_a >= 0) & (seed_b >= 0)
-    different = np.where(known, seed_a != seed_b, source.replicate[a] != target.replicate[b])
-    a_position = _first_positions(source.task, source_ids, source.start)[a]
-    b_position = _first_positions(target.task, target_ids, target.start)[b]
-    key = np.repeat(offset, combos) + a_position * ct_pair + b_position
-    n = np.bincount(key[different], minlength=len(key))
-    kept = np.flatnonzero(n)
-    where = np.zeros(len(key), dtype=np.int64)
-    where[key] = np.arange(len(key))  # a pair of rollouts with each key
-    pick = where[kept]
-    return score(sequences, pair_task[pick], source_ids[a[pick]], target_ids[b[pick]], n[kept])
+    have it; a pair is cross-seed when its seeds differ (trial indices, where a seed is unknown).
+
+    Pairs of rollouts are never listed one by one: a distinct pair of sequences has all its pairs
+    of rollouts less those of one seed (both known) and those of one trial index (a seed unknown),
+    counted by joining the two sides' tallies of each seed and each trial index."""
+    s_position = _first_positions(source.task, source_ids, source.start)
+    t_position = _first_positions(target.task, target_ids, target.start)
+    width = int(max(source.count.max(initial=0), target.count.max(initial=0), 1))
+    s_keys, s_n = _tallies(source, s_position, width)
+    t_keys, t_n = _tallies(target, t_position, width)
+    a, b = _combos(s_keys // width, t_keys // width)
+    pairs = s_keys[a] * width + t_keys[b] % width  # (task, source position, target position), ascending
+    n = s_n[a] * t_n[b]
+    s_known, t_known = np.flatnonzero(source.seed >= 0), np.flatnonzero(target.seed >= 0)
+    for s_rows, t_rows, s_value, t_value, sign in (
+            (s_known, t_known, source.seed, target.seed, -1),           # pairs of one known seed
+            (None, None, source.replicate, target.replicate, -1),       # pairs of one trial index,
+            (s_known, t_known, source.replicate, target.replicate, 1)):  # less those of known seeds
+        values = max(int(s_value.max(initial=0)), int(t_value.max(initial=0))) + 1
+        sk, sc = _tallies(source, s_position, width, s_value, values, s_rows)
+        tk, tc = _tallies(target, t_position, width, t_value, values, t_rows)
+        x, y = _combos(sk // width, tk // width)
+        key = (sk[x] // width // values * width + sk[x] % width) * width + tk[y] % width
+        np.add.at(n, np.searchsorted(pairs, key), sign * sc[x] * tc[y])
+    kept = pairs[n > 0]
+    pair_task, a_position, b_position = kept // (width * width), kept // width % width, kept % width
+    return score(sequences, pair_task, source_ids[source.start[pair_task] + a_position],
+                 target_ids[target.start[pair_task] + b_position], n[n > 0])
 
 
 class GroupArrays:

@@ -29,12 +29,13 @@ def successful(reward: float) -> bool:
 
 
 def pass_hat_k(rewards_by_task: dict[str, list[float]]) -> dict[str, float]:
-    trials = [len(r) for r in rewards_by_task.values() if r]
-    if not trials:
+    tasks = [(sum(map(successful, r)), len(r)) for r in rewards_by_task.values() if r]  # (c, n) per task
+    if not tasks:
         return {}
     out = {}
-    for k in range(1, min(trials) + 1):
-        values = [comb(sum(map(successful, r)), k) / comb(len(r), k) for r in rewards_by_task.values() if r]
+    for k in range(1, min(n for _, n in tasks) + 1):
+        # C(c, k) / C(n, k), each exact integer computed only where it is not plainly 0 or 1
+        values = [0.0 if c < k else 1.0 if c == n else comb(c, k) / comb(n, k) for c, n in tasks]
         out[str(k)] = float(np.mean(values))
     return out
 
