@@ -34,15 +34,12 @@ def report_in_process(folder: Path) -> float:
     from jtau.maps import project_maps
     from jtau.retention.canonical import Canonicalizer
     from jtau.retention.corpus import analyze
-    from jtau.retention.decompose import decompose
     from jtau.retention.report import markdown
 
     start = time.perf_counter()
     manifest, traces = experiment_traces(folder)
-    groups = {}
-    cells = analyze(traces, Canonicalizer(project_maps()), "en", None, 1000, 1000,
-                    details=True, groups_out=groups)
-    markdown(cells, manifest, decompose(groups, 1000))
+    result = analyze(traces, Canonicalizer(project_maps()), "en", None, 1000, 1000, details=True)
+    markdown(result.cells, manifest, result.decomposition)
     return time.perf_counter() - start
 
 

@@ -62,7 +62,7 @@ def test_a_simulation_that_did_not_run_to_its_end_is_a_failure_never_an_empty_tr
     failed = [t for t in traces if not t.parsed]
     assert [(t.task_id, t.failure, t.actions) for t in failed] == [("3", "infrastructure_error", []),
                                                                     ("3", "agent_error", [])]
-    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True).cells
     assert cell["failures"] == 2 and cell["failure_rate_by_language"] == {"en": 0.0, "ja": 0.25}
     assert cell["failures_by_language"]["ja"] == {"agent_error": 1, "infrastructure_error": 1}
     assert cell["ranked"] is False and cell["unranked_because"] == ["ja: 25.0% failed (> 20%)"]
@@ -82,7 +82,7 @@ def test_the_same_rollout_twice_is_refused_naming_both_files(tmp_path):
     assert "b.json: simulations[0]" in caught.value.message and "a.json: simulations[0]" in caught.value.message
     other_run = _results(tmp_path, "c.json", "bench_ja", sims, stamp="2026-12-02T00:00:00")
     [cell] = analyze(from_tau2_results(english) + from_tau2_results(first) + from_tau2_results(other_run),
-                     Canonicalizer(MAPS), "en", None, 50, 0)
+                     Canonicalizer(MAPS), "en", None, 50, 0).cells
     assert cell["rollouts"] == 12  # two runs of the same seeds are two samples
 
 
@@ -109,7 +109,7 @@ def test_each_sides_cost_and_tokens_are_summed_with_what_tau2_left_unpriced(tmp_
     ja = [priced(str(t), r, 0.03, None if t == 0 else 0.01) for t in range(2) for r in (0, 1)]
     traces = from_tau2_results(_results(tmp_path, "en.json", "bench_en", en)) + \
         from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", ja))
-    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0).cells
     english, japanese = cell["usage"]["en"], cell["usage"]["ja"]
     assert (english["agent_cost"], english["customer_cost"], english["total_cost"]) == (0.08, 0.04, 0.12)
     assert english["cost_per_simulation"] == 0.03 and english["agent_prompt_tokens"] == 400
@@ -125,7 +125,7 @@ def test_one_trial_per_task_is_a_protocol_reward_without_retention(tmp_path):
     one_trial = [_sim(str(t), 0, 10, ["a"]) for t in range(3)]
     traces = from_tau2_results(_results(tmp_path, "en.json", "bench_en", one_trial)) + \
         from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", one_trial))
-    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True).cells
     assert cell["retention_unmeasured"].startswith("two trials per task are needed; each task ran once")
     assert cell["levels"]["full"]["tasks"] == 0 and set(cell["reward"]) == {"en", "ja"}
     result = calibrated(tmp_path, "airline", ["en", "ja"], ["user_simulator_ja"], task_ids=["1", "2"], trials=1)
@@ -266,16 +266,14 @@ def test_the_decomposition_puts_a_planted_effect_in_its_arm(tmp_path):
     where the entities are J-tau's: each loss is its factor's, the interaction 0, and the
     English side and the reward lose nothing."""
     from jtau.experiment.load import experiment_traces
-    from jtau.retention.decompose import decompose
 
     deviations = [Deviation("insert", frozenset({"ja-text", "ja"}), frozenset({"1"})),
                   Deviation("insert", frozenset({"ja-entities", "ja"}), frozenset({"2"}))]
     calibrated(tmp_path, "airline", ["en", "ja-entities", "ja-text", "ja"], ["user_simulator_ja"], deviations,
                task_ids=["1", "2"])
     _, traces = experiment_traces(tmp_path / "exp")
-    groups = {}
-    analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, details=True, groups_out=groups)
-    found = {d["measure"]: d["effects"] for d in decompose(groups, 100)}
+    decomposition = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 100, details=True).decomposition
+    found = {d["measure"]: d["effects"] for d in decomposition}
     routes = golden_routes("airline", ["1", "2"])
     loss = {t: 1 - Levenshtein.normalized_similarity(r, [PROBE, *r]) for t, r in routes.items()}
     route = found["retention (route)"]
@@ -424,7 +422,7 @@ def test_a_signature_tells_the_same_protocol_from_another(tmp_path):
     for name in ("first", "second"):
         calibrated(tmp_path / name, "airline", ["en", "ja"], ["user_simulator_ja"], task_ids=["1"], trials=2)
         _, traces = experiment_traces(tmp_path / name / "exp")
-        [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0)
+        [cell] = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0).cells
         signs.append(cell["signatures"])
     assert signs[0] == signs[1]
     en, ja = signs[0]["en"].split("|"), signs[0]["ja"].split("|")
@@ -439,5 +437,5 @@ def test_a_signature_tells_the_same_protocol_from_another(tmp_path):
     sims = [_sim("0", r, 10 + r, ["a"]) for r in (0, 1)]
     imported = from_tau2_results(_results(tmp_path, "en.json", "bench_en", sims)) + \
         from_tau2_results(_results(tmp_path, "ja.json", "bench_ja", sims))
-    [cell] = analyze(imported, Canonicalizer(MAPS), "en", None, 50, 0)
+    [cell] = analyze(imported, Canonicalizer(MAPS), "en", None, 50, 0).cells
     assert cell["signatures"]["ja"].endswith("|prompts:unknown") and "|tau2:unknown|" in cell["signatures"]["ja"]

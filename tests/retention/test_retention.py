@@ -20,7 +20,7 @@ MAPS = load_maps(ROOT / "entity_maps")
 
 def run(traces, **kw):
     return analyze(traces, Canonicalizer(MAPS), "en", "ja", kw.pop("permutations", 200),
-                   kw.pop("bootstrap", 200), **kw)
+                   kw.pop("bootstrap", 200), **kw).cells
 
 
 def t(language, replicate, task, tools, parsed=True, model="m", temperature=0.0):
@@ -114,7 +114,7 @@ def golden(domain: str, map_back: bool = True) -> dict:
                        if a.get("requestor", "assistant") == "assistant"]
             traces += [Trace("golden", domain, language, 0.0, r, str(task["id"]), True, actions, seed=100 + r)
                        for r in (0, 1)]
-    [cell] = analyze(traces, Canonicalizer(MAPS if map_back else None), "en", "ja", 200, 0, details=True)
+    [cell] = analyze(traces, Canonicalizer(MAPS if map_back else None), "en", "ja", 200, 0, details=True).cells
     return cell
 
 
@@ -158,12 +158,12 @@ def test_telecom_lookups_by_name_and_phone_compare_in_one_space():
                 {"tool": "get_customer_by_name", "args": {"full_name": "高橋 健太", "dob": "1985-06-15"}}]
     traces = [Trace("m", "telecom-workflow", lang, 0.0, r, "1", True, actions, seed=r)
               for lang, actions in (("en", english), ("ja", japanese)) for r in (0, 1)]
-    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0).cells
     assert cell["benchmark"] == "telecom-workflow" and cell["levels"]["full"]["retention"] == 1.0
     swapped = [dict(japanese[0]),
                {"tool": "get_customer_by_name", "args": {"full_name": "健太 高橋", "dob": "1985-06-15"}}]
     traces = traces[:2] + [Trace("m", "telecom-workflow", "ja", 0.0, r, "1", True, swapped, seed=r) for r in (0, 1)]
-    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0)
+    [cell] = analyze(traces, Canonicalizer(MAPS), "en", "ja", 50, 0).cells
     assert cell["levels"]["full"]["icross"] == 0.5 and cell["levels"]["route"]["icross"] == 1.0
 
 
@@ -255,13 +255,13 @@ def test_each_target_language_is_its_own_cell_and_parse_failures_count_per_langu
         traces += [t("hi", 0, task, tools), t("hi", 1, task, [], parsed=task >= 6)]  # hi: 4 of 20 -> 20%
         traces += [t("hi2", 0, task, tools),
                    t("hi2", 1, task, [], parsed=task >= 6) if task else t("hi2", 1, task, [], parsed=False)]
-    cells = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0)
+    cells = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0).cells
     assert [(c["source"], c["target"]) for c in cells] == [("en", "hi"), ("en", "hi2"), ("en", "ja")]
     by_target = {c["target"]: c for c in cells}
     assert by_target["hi"]["failure_rate_by_language"] == {"en": 0.0, "hi": 0.3}
     assert by_target["hi"]["ranked"] is False and by_target["ja"]["ranked"] is True
     assert by_target["hi"]["unranked_because"] == ["hi: 30.0% failed (> 20%)"]
-    pairs = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0, pairs=[("ja", "hi")])
+    pairs = analyze(traces, Canonicalizer(MAPS), "en", None, 100, 0, pairs=[("ja", "hi")]).cells
     assert [(c["source"], c["target"]) for c in pairs] == [("ja", "hi")]
 
 
@@ -325,9 +325,7 @@ def test_translate_calls_and_the_ascii_share_of_reasoning_are_reported_per_langu
             traces.append(Trace("m", "b", "hi", 0.0, r, str(task), True,
                                 [{"tool": "Translate", "args": {}}, {"tool": "search", "args": {}}],
                                 thoughts="खोज" + "abc"))
-    summary = {}
-    analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0, summary=summary)
-    languages = summary["languages"]
+    languages = analyze(traces, Canonicalizer(MAPS), "en", None, 50, 0).summary["languages"]
     assert languages["hi"]["translate_call_share"] == 0.5 and languages["en"]["translate_call_share"] == 0.0
     assert languages["en"]["thoughts_ascii_share"] == 1.0
     assert languages["hi"]["thoughts_ascii_share"] == pytest.approx(3 / 6)
@@ -392,10 +390,8 @@ def test_processes_split_by_groups_give_the_numbers_and_the_failure_of_one(tmp_p
     write_traces(path, traces)
 
     def numbers(source, workers):
-        summary, decomposition = {}, []
-        cells = analyze(source, Canonicalizer(MAPS), "en", None, 100, 100, summary=summary, details=True,
-                        workers=workers, decomposition=decomposition)
-        return json.dumps([cells, summary, decomposition])
+        result = analyze(source, Canonicalizer(MAPS), "en", None, 100, 100, details=True, workers=workers)
+        return json.dumps([result.cells, result.summary, result.decomposition])
 
     one = numbers(iter(traces), 1)  # an iterator: grouped in this process
     assert numbers(TraceFiles((path,)), 2) == numbers(traces, 2) == numbers(TraceFiles((path,)), 1) == one

@@ -72,7 +72,7 @@ def test_traces_carry_provenance_into_the_reports_cells():
                      jtau=__version__, dataset=dataset)
 
     traces = [trace(lang, r, task, f"digest-{lang}") for task in range(3) for lang in ("en", "ja") for r in (0, 1)]
-    [cell] = analyze(traces, Canonicalizer(load_maps(ROOT / "entity_maps")), "en", "ja", 50, 0)
+    [cell] = analyze(traces, Canonicalizer(load_maps(ROOT / "entity_maps")), "en", "ja", 50, 0).cells
     assert cell["provenance"] == {"en": {"jtau": [__version__], "dataset": ["digest-en"]},
                                   "ja": {"jtau": [__version__], "dataset": ["digest-ja"]}}
 

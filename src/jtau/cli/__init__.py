@@ -10,6 +10,7 @@ Exit codes: 0 ok, 1 validation or check failure, 2 usage or input error, 130 int
 - runtime.py: `jtau verify` and `jtau tau2`: J-tau inside tau2 (needs the tau2 package)
 - experiment.py: `jtau experiment run | report | calibrate`: English and J-tau through tau2, side by side
 - retention.py: `jtau retention import | analyze`: rollouts into traces, and their retention analysis
+- study_output.py: a retention study shown and written (`retention analyze`, `experiment report`)
 - banking.py: `jtau banking embed`: the dense retrieval's embeddings of banking_knowledge's documents
 - release.py: `jtau release`: the wheel and the dataset of a J-tau release, built from the checkout
 """

@@ -209,7 +209,7 @@ def report(
 ) -> None:
     """Reward, retention, failures, diagnostics and the decomposition of an experiment, per cell."""
     try:
-        from jtau.cli.retention import analysed, check_outputs, show_and_write
+        from jtau.cli.study_output import analysed, check_outputs, show_and_write
         from jtau.experiment.load import experiment_traces
         from jtau.util.listing import counted
 

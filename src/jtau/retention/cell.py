@@ -1,9 +1,11 @@
 """What one cell of the analysis is (analysis.analyze_pair) and each of its levels: the fields the
-report, the summary, the JSON and calibration read, with their meaning.  TypedDicts, so that the
+report, the summary, the JSON and calibration read, with their meaning; and a Study, what the
+analysis of a whole corpus returns (corpus.analyze).  TypedDicts, so that the
 JSON written is the cell as it is and a reader's key is checked by mypy.  Definitions of the
 numbers: analysis.py's docstring.  (No postponed annotations here: Python 3.11 would count the
 NotRequired fields as required.)"""
 
+from dataclasses import dataclass, field
 from typing import NotRequired, TypedDict
 
 Interval = list[float] | None  # a 95% bootstrap interval [low, high], or None (fewer than 2 tasks, no bootstrap)
@@ -76,3 +78,16 @@ class Cell(TypedDict):
     answer_vs_action: NotRequired[dict]
     tasks: NotRequired[list[dict]]
     diagnostics: NotRequired[dict]
+
+
+@dataclass
+class Study:
+    """What the analysis of a corpus found: one result per cell, the paper-shaped summary
+    (summary.py), the decomposition of the arms (decompose.py; empty without details)."""
+    cells: list[Cell]
+    summary: dict = field(default_factory=dict)
+    decomposition: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        """{cells, summary, decomposition}: what the JSON report holds."""
+        return {"cells": self.cells, "summary": self.summary, "decomposition": self.decomposition}

@@ -33,7 +33,7 @@ from jtau.retention.analysis import (
 )
 from jtau.retention.arrays import GroupArrays
 from jtau.retention.canonical import Canonicalizer
-from jtau.retention.cell import Cell
+from jtau.retention.cell import Cell, Study
 from jtau.retention.traces import Trace, TraceFiles
 from jtau.util.gcpause import gc_paused
 
@@ -181,32 +181,29 @@ def merged(shares: list[tuple]) -> tuple[list[Cell], dict, list[dict]]:
 
 def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | None = None,
             permutations: int = 1000, bootstrap: int = 1000, progress=None, baseline: str = "pooled",
-            pairs: list[tuple[str, str]] | None = None, summary: dict | None = None,
-            details: bool = False, groups_out: dict | None = None, where: str = "the traces",
-            workers: int | None = None, decomposition: list | None = None) -> list[Cell]:
-    """One result per cell (model x benchmark x temperature x runtime x retrieval configuration x
-    pair of sides); the corpus is read once.  `target` None analyses the source against every
+            pairs: list[tuple[str, str]] | None = None, details: bool = False, where: str = "the traces",
+            workers: int | None = None) -> Study:
+    """The cells (one per model x benchmark x temperature x runtime x retrieval configuration x
+    pair of sides), the summary (summary.py) and, with `details`, the arms' decomposition
+    (decompose.py); the corpus is read once.  `target` None analyses the source against every
     other language present.  A requested pair without a single comparable pair of rollouts is an
     error (InputError naming `where` the traces are and the cells), never a row of dashes, unless
-    each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).  Pass
-    a dict as `summary` to receive the paper-shaped summary (summary.py) too, a list as
-    `decomposition` for the arms' (decompose.py, with `details`), a dict as `groups_out` for the
-    groups.  `traces` that can be read again (TraceFiles, a list) are read by `workers` processes
-    (default_workers), each grouping and analysing its share of the groups (analyze_parts); other traces
-    (and `groups_out`) are grouped here and their cells analysed in the processes.  The numbers do
-    not depend on how many."""
+    each task ran once on both sides (a one-trial protocol: the cell says `retention_unmeasured`).
+    `traces` that can be read again (TraceFiles, a list) are read by `workers` processes
+    (default_workers), each grouping and analysing its share of the groups (analyze_parts); other
+    traces are grouped here and their cells analysed in the processes.  The numbers do not depend
+    on how many."""
     if baseline not in BASELINES:
         raise ValueError(f"baseline {baseline!r}: one of {', '.join(BASELINES)}")
     with gc_paused():  # millions of rollouts and no reference cycles: collections would walk them all again and again
-        if groups_out is None and isinstance(traces, (TraceFiles, list, tuple)):
+        if isinstance(traces, (TraceFiles, list, tuple)):
             options = {"source": source, "targets": [target] if target else None, "pairs": pairs,
                        "permutations": permutations, "bootstrap": bootstrap, "baseline": baseline, "details": details}
             results, counts, decomposed = merged(analyze_parts(traces, canonical, options,
                                                                workers or default_workers(), progress))
         else:
             results, counts, decomposed = _analyze_here(traces, canonical, source, target, permutations, bootstrap,
-                                                        progress, baseline, pairs, details, groups_out, workers,
-                                                        decomposition is not None)
+                                                        progress, baseline, pairs, details, workers)
     # a cell without a pair is explained by its failures (shown, unranked), by routes that were
     # all empty (a task set where the agent calls nothing: shown, n = 0) or by a one-trial protocol
     # (each task ran once on both sides: reward and diagnostics stand, retention is not measured),
@@ -220,24 +217,18 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
         raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
                          "compare (each side needs a task with two completed trials, and the two sides trials of "
                          "different seeds)", first(empty))
-    if summary is not None:
-        from jtau.retention.summary import summarize
+    from jtau.retention.summary import summarize
 
-        summary.update(summarize(results, counts=counts))
-    if decomposition is not None and details:
-        decomposition.extend(decomposed)
-    return results
+    return Study(results, summarize(results, counts=counts), decomposed if details else [])
 
 
 def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | None, permutations: int,
-                  bootstrap: int, progress, baseline: str, pairs, details: bool, groups_out: dict | None,
-                  workers: int | None, decompose_arms: bool) -> tuple[list[Cell], dict, list[dict]]:
+                  bootstrap: int, progress, baseline: str, pairs, details: bool, workers: int | None
+                  ) -> tuple[list[Cell], dict, list[dict]]:
     """analyze's cells, per-language counts and decomposition of traces grouped in this process."""
     from jtau.retention.summary import language_counts
 
     groups = group(traces, canonical, details)
-    if groups_out is not None:
-        groups_out.update(groups)
     wanted = language_pairs(groups, source, [target] if target else None, pairs)
     jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
     results = analyze_cells(groups, jobs, (permutations, bootstrap, 0, baseline, details),
@@ -249,7 +240,7 @@ def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | N
         if not cell["comparable"] and one_trial(groups[key], a, b):
             cell["retention_unmeasured"] = ONE_TRIAL
     decomposed = []
-    if decompose_arms and details:
+    if details:
         from jtau.retention.decompose import decompose
 
         decomposed = decompose(groups, bootstrap)

@@ -5,22 +5,10 @@ details, the arms' decomposition (decompose.py), with the maps' canonical argume
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
-from jtau.retention.cell import Cell
+from jtau.retention.cell import Study
 
-
-@dataclass
-class Study:
-    """What an analysis found: one result per cell, the paper-shaped summary, the decomposition of
-    the arms (empty without details)."""
-    cells: list[Cell]                # one a cell (retention/cell.py)
-    summary: dict = field(default_factory=dict)
-    decomposition: list[dict] = field(default_factory=list)
-
-    def as_dict(self) -> dict:
-        """{cells, summary, decomposition}: what the JSON report holds."""
-        return {"cells": self.cells, "summary": self.summary, "decomposition": self.decomposition}
+__all__ = ["Study", "study"]
 
 
 def study(traces, source: str = "en", target: str | None = None, pairs: list[tuple[str, str]] | None = None,
@@ -34,12 +22,9 @@ def study(traces, source: str = "en", target: str | None = None, pairs: list[tup
     from jtau.retention.canonical import Canonicalizer
     from jtau.retention.corpus import analyze
 
-    canonical = Canonicalizer(project_maps())
-    summary: dict = {}
-    decomposition: list[dict] = []
-    cells = analyze(traces, canonical, source, target, permutations, bootstrap, progress, baseline, pairs, summary,
-                    details=details, where=where, decomposition=decomposition)
-    if not cells:
+    result = analyze(traces, Canonicalizer(project_maps()), source, target, permutations, bootstrap, progress,
+                     baseline, pairs, details, where)
+    if not result.cells:
         wanted = f"pairs {pairs}" if pairs else f"source {source!r}" + (f", target {target!r}" if target else "")
         raise InputError(f"{where}: no language pair with traces on both sides ({wanted})")
-    return Study(cells, summary, decomposition)
+    return result
