@@ -17,9 +17,11 @@ import pytest
 
 from forkserver import run_jtau
 from jtau.pipeline import localize
+from jtau.project import Project
 from jtau.source.discover import default_domains_dir
 
 ROOT = Path(__file__).resolve().parents[1]
+PROJECT = Project(ROOT)  # the checkout the tests run in, as the library takes it
 GOLDEN_EXAMPLE = ROOT / "scripts" / "examples" / "retention_golden_example.py"  # the README's retention example
 # litellm (imported by tau2's registry) fetches a price list at import unless told not to;
 # tests never reach the network.
@@ -66,7 +68,7 @@ def domains_dir() -> Path:
 @pytest.fixture(scope="session")
 def airline(domains_dir):
     """One localization of the real airline domain, shared by the read-only tests."""
-    return localize("airline", ROOT, domains_dir)
+    return localize("airline", PROJECT, domains_dir)
 
 
 @pytest.fixture(scope="session")
@@ -109,7 +111,7 @@ def jtau(*args, root: Path = ROOT, env: dict | None = None) -> subprocess.Comple
 @pytest.fixture(scope="session")
 def retail(domains_dir):
     """One localization of the real retail domain, shared by the read-only tests."""
-    return localize("retail", ROOT, domains_dir)
+    return localize("retail", PROJECT, domains_dir)
 
 
 @pytest.fixture(scope="session")
@@ -130,7 +132,7 @@ def verify_all(tmp_path_factory):
 @pytest.fixture(scope="session")
 def telecom(domains_dir):
     """One localization of the real telecom domain, shared by the read-only tests."""
-    return localize("telecom", ROOT, domains_dir)
+    return localize("telecom", PROJECT, domains_dir)
 
 
 def in_terminal(*args, columns: int = 60, root: Path = ROOT, timeout: float = 300) -> tuple[int, str]:

@@ -9,11 +9,12 @@ import tomllib
 
 import pytest
 
-from conftest import ROOT, banking_here, jtau
+from conftest import PROJECT, ROOT, banking_here, jtau
 from jtau.arm_cache import arm_folder, cache_dir, input_key
 from jtau.arms import ARMS, english_twin, split_domain
 from jtau.domain import LocalizedDomain
 from jtau.pipeline import Options, load_repaired, localize
+from jtau.project import Project
 from jtau.rules import load_rules
 from jtau.util.files import dump_json
 
@@ -25,7 +26,7 @@ pytestmark = pytest.mark.xdist_group("arms")  # one worker builds the arms into 
 @pytest.fixture(scope="module")
 def folders(arms_cache):
     """Every arm of every domain here, built (once) into the session's cache."""
-    return {(domain, arm): arm_folder(domain, arm, ROOT) for domain in DOMAINS for arm in ARMS}
+    return {(domain, arm): arm_folder(domain, arm, PROJECT) for domain in DOMAINS for arm in ARMS}
 
 
 def read(folders, domain, arm) -> LocalizedDomain:
@@ -54,7 +55,7 @@ def test_ja_is_the_committed_folder_and_no_other_arm_is_committed(folders):
 def test_en_is_the_source_with_j_taus_repairs(folders):
     for domain in DOMAINS:
         rules = load_rules(domain)
-        source, repairs = load_repaired(rules, ROOT)
+        source, repairs = load_repaired(rules, PROJECT)
         folder = folders[(domain, "en")]
         assert (folder / rules.files.tasks).read_bytes() == dump_json(source.tasks)
         for name in rules.files.policy_files:
@@ -135,7 +136,7 @@ def test_a_format_in_english_writes_the_amount_in_the_arms_notation():
     from jtau.maps import project_maps
     from jtau.swap.localizer import Localizer
 
-    maps, rules = project_maps(ROOT), load_rules("telecom")
+    maps, rules = project_maps(PROJECT), load_rules("telecom")
     item = "Data refueling: 2.0 GB at $2.0/GB"
     written = {arm: Localizer.for_rules(maps, rules, ARMS[arm]).convert("line_item", item) for arm in ARMS}
     assert written == {"en": item, "ja-entities": "Data refueling: 2.0 GB at ¥200/GB",
@@ -161,24 +162,24 @@ def test_an_arm_is_built_once_byte_for_byte_and_again_when_an_input_changes(arms
     root = tmp_path / "project"
     for name in ("entity_maps", "glossaries", "task_patches", "data/tm"):
         shutil.copytree(ROOT / name, root / name)
-    first = localize("retail", ROOT, options=Options(offline=True, arm="ja-text")).outputs
-    again = localize("retail", ROOT, options=Options(offline=True, arm="ja-text")).outputs
+    first = localize("retail", PROJECT, options=Options(offline=True, arm="ja-text")).outputs
+    again = localize("retail", PROJECT, options=Options(offline=True, arm="ja-text")).outputs
     assert first == again
-    folder = arm_folder("retail", "ja-text", root)
-    assert arm_folder("retail", "ja-text", root) == folder  # found, not built again
+    folder = arm_folder("retail", "ja-text", Project(root))
+    assert arm_folder("retail", "ja-text", Project(root)) == folder  # found, not built again
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == first
-    key = input_key("retail", "ja-text", root)
+    key = input_key("retail", "ja-text", Project(root))
     memory = root / "data" / "tm" / "retail.jsonl"
     memory.write_bytes(memory.read_bytes() + b"\n")
-    assert input_key("retail", "ja-text", root) != key
-    rebuilt = arm_folder("retail", "ja-text", root)
+    assert input_key("retail", "ja-text", Project(root)) != key
+    rebuilt = arm_folder("retail", "ja-text", Project(root))
     assert rebuilt != folder and rebuilt.is_dir() and folder.is_dir()  # used lately (another checkout's?): kept
     import os
     os.utime(f"{folder}.lock", (0, 0))  # unused for long: the next build of the arm removes it
     memory.write_bytes(memory.read_bytes() + b"\n")
-    third = arm_folder("retail", "ja-text", root)
+    third = arm_folder("retail", "ja-text", Project(root))
     assert third.is_dir() and rebuilt.is_dir() and not folder.exists()
-    assert input_key("retail", "ja-entities", root) != input_key("retail", "ja-text", root)
+    assert input_key("retail", "ja-entities", Project(root)) != input_key("retail", "ja-text", Project(root))
 
 
 def test_localize_arm_builds_into_a_folder_and_refuses_what_is_j_taus(tmp_path, arms_cache):
@@ -195,10 +196,10 @@ def test_validate_arm_reads_the_folder_out_names(tmp_path):
     """`validate_arm` (what `jtau validate` prints) checks `out`/<domain> when given, J-tau's folder otherwise."""
     from jtau.arm_cache import validate_arm
 
-    assert validate_arm("airline", "ja", ROOT).errors == []
+    assert validate_arm("airline", "ja", PROJECT).errors == []
     shutil.copytree(ROOT / "data" / "domains" / "airline", tmp_path / "airline")
     db = json.loads((tmp_path / "airline" / "db.json").read_text())
     db["users"]["misaki_mori_3668"]["payment_methods"]["certificate_4856383"]["amount"] = 10001
     (tmp_path / "airline" / "db.json").write_text(json.dumps(db, ensure_ascii=False))
-    assert [str(e) for e in validate_arm("airline", "ja", ROOT, out=tmp_path).errors] == [
+    assert [str(e) for e in validate_arm("airline", "ja", PROJECT, out=tmp_path).errors] == [
         "db.json: users.misaki_mori_3668.payment_methods.certificate_4856383.amount: 10001 != 100 x 100.0"]

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import NO_UPSTREAM, ROOT, UPSTREAM, jtau
+from conftest import NO_UPSTREAM, PROJECT, ROOT, UPSTREAM, jtau
 from jtau.errors import InputError
 from jtau.patches import apply_patches, load_patches
 from jtau.pipeline import localize
@@ -47,7 +47,7 @@ def test_26_3_and_upstream_localize_to_the_same_bytes(domain, airline, retail, t
     source = tmp_path / "domains" / domain
     shutil.copytree(domains_dir / domain, source)
     shutil.copy(UPSTREAM / domain / "tasks.json", source / "tasks.json")
-    theirs = localize(domain, ROOT, source.parent)
+    theirs = localize(domain, PROJECT, source.parent)
     assert len(theirs.repairs.report.applied) == len(own_repairs(ours))
     assert theirs.outputs == ours.outputs
     assert theirs.outputs["tasks.json"] == (ROOT / "data" / "domains" / domain / "tasks.json").read_bytes()

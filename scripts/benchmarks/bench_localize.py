@@ -36,7 +36,7 @@ from jtau.arm_cache import build
 from jtau.arms import ARMS, JTAU_ARM
 from jtau.domains import listed
 from jtau.pipeline import finish, localize
-from jtau.project import project_root
+from jtau.project import Project
 from jtau.rules import load_rules
 from jtau.source import has_source, load_domain
 
@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as out:
 
 
 def in_process(domains: list[str], repeat: int) -> None:
-    root = project_root()
+    project = Project.find()
     total_plain = total_jtau = 0.0
     print("in-process (best of %d)        load+dump   localize   ratio   stages of the best run" % repeat)
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,7 +99,7 @@ def in_process(domains: list[str], repeat: int) -> None:
 
             def run(domain: str = domain, runs: list[tuple[float, dict[str, float]]] = runs) -> None:
                 start = time.perf_counter()
-                result = localize(domain, root)
+                result = localize(domain, project)
                 finish(result, Path(tmp) / "jtau" / domain, check=False)
                 runs.append((time.perf_counter() - start, result.timings))
 
@@ -140,16 +140,16 @@ def whole_process(repeat: int) -> None:
 
 
 def arms(domains: list[str], repeat: int) -> None:
-    root = project_root()
+    project = Project.find()
     others = [arm for arm in ARMS if arm != JTAU_ARM]
     print(f"arms, built into a folder vs localize + write (best of {repeat})   localize   "
           + "   ".join(f"{arm:>11}" for arm in others) + "   target <= 1.0x")
     with tempfile.TemporaryDirectory() as tmp:
         for domain in domains:
-            base = best(lambda domain=domain: finish(localize(domain, root), Path(tmp) / "ja" / domain, check=False),
+            base = best(lambda domain=domain: finish(localize(domain, project), Path(tmp) / "ja" / domain, check=False),
                         repeat)
-            times = {arm: best(lambda arm=arm, domain=domain: build(domain, arm, root, None, Path(tmp) / arm / domain),
-                               repeat)
+            times = {arm: best(lambda arm=arm, domain=domain: build(domain, arm, project, None,
+                                                                    Path(tmp) / arm / domain), repeat)
                      for arm in others}
             worst = max(times.values()) / base
             print(f"  {domain:17}                                      {base:6.3f} s  "

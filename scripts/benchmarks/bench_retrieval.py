@@ -73,12 +73,12 @@ def recall(search, queries: list[tuple[str, set[str]]]) -> dict[int, float]:
 def scenario_queries() -> tuple[list[tuple[str, set[str]]], list[tuple[str, set[str]]]]:
     """The task queries in English and Japanese, by the rule of the module docstring."""
     from jtau.pipeline import Options, localize
-    from jtau.project import project_root
+    from jtau.project import Project
     from jtau.rules import load_rules
     from jtau.source import load_domain
     from jtau.text.template import Template
 
-    result = localize("banking_knowledge", project_root(), options=Options(offline=True))
+    result = localize("banking_knowledge", Project.find(), options=Options(offline=True))
     source_tasks = {task["id"]: task for task in load_domain(load_rules("banking_knowledge")).tasks}
     target, render = result.translator.target, result.text.renderer.render
     english, japanese = [], []

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 
 from fake_openai import FakeOpenAI  # noqa: E402
 from jtau.pipeline import Options, localize  # noqa: E402
-from jtau.project import project_root  # noqa: E402
+from jtau.project import Project  # noqa: E402
 from jtau.translate.client import Endpoint, Settings  # noqa: E402
 
 
@@ -34,7 +34,7 @@ def main() -> None:
     with FakeOpenAI(latency=args.latency) as fake, tempfile.TemporaryDirectory() as tmp:
         options = Options(tm=Path(tmp), endpoint=Endpoint("bench", fake.url, "sk-bench"),
                           settings=Settings(concurrency=args.concurrency, batch_size=args.batch_size))
-        result = localize(args.domain, project_root(), options=options)
+        result = localize(args.domain, Project.find(), options=options)
     stats, seconds = result.translation, result.timings["translate"]
     ideal_seconds = math.ceil(stats.requests / args.concurrency) * args.latency
     achieved, ideal = stats.sent / seconds, stats.sent / ideal_seconds

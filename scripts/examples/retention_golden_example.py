@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 from jtau.pipeline import load_repaired
-from jtau.project import default_out, project_root
+from jtau.project import Project
 from jtau.retention.traces import Trace, write_traces
 from jtau.rules import load_rules
 
@@ -38,9 +38,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("out", type=Path)
     args = parser.parse_args()
-    root = project_root()
-    source, _ = load_repaired(load_rules("airline"), root)
-    localized = json.loads((default_out(root, "airline") / "tasks.json").read_text(encoding="utf-8"))
+    project = Project.find()
+    source, _ = load_repaired(load_rules("airline"), project)
+    localized = json.loads((project.out("airline") / "tasks.json").read_text(encoding="utf-8"))
     english = traces(source.tasks, "en", "airline")
     extra = {"tool": "get_user_details", "args": {"user_id": "emi_kaneko_9957"}}
     n = write_traces(args.out / "golden.jsonl", english + traces(localized, "ja", "airline_ja"))

@@ -38,7 +38,7 @@ from jtau import __version__
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.errors import InputError, ValidationFailed
-from jtau.project import default_out, glossary_path, maps_dir, patches_dir, project_root, tm_dir
+from jtau.project import Project
 from jtau.util.listing import first
 
 if TYPE_CHECKING:
@@ -63,32 +63,32 @@ def cache_dir() -> Path:
     return base / "arms"
 
 
-def arm_folder(domain: str, arm: str, root: Path | None = None, source: Path | None = None,
+def arm_folder(domain: str, arm: str, project: Project | None = None, source: Path | None = None,
                out: Path | None = None) -> Path:
     """The folder of `arm` of `domain`: J-tau's committed folder (or `out`/<domain>) for `ja`;
     for another arm its cache folder, built now if it is not there yet."""
     arm_named(arm)  # a ValueError naming the arms
-    root = root or project_root()
+    project = project or Project.find()
     if arm == JTAU_ARM:
-        return (out / domain) if out else default_out(root, domain)
-    folder = cache_dir() / domain / f"{arm}-{input_key(domain, arm, root, source)[:16]}"
+        return (out / domain) if out else project.out(domain)
+    folder = cache_dir() / domain / f"{arm}-{input_key(domain, arm, project, source)[:16]}"
     if (folder / "manifest.json").is_file():
         _used(folder)
         return folder
     with _lock(str(folder)):
         if not (folder / "manifest.json").is_file():
-            build(domain, arm, root, source, folder)
+            build(domain, arm, project, source, folder)
             _remove_unused(folder)
     return folder
 
 
-def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
+def build(domain: str, arm: str, project: Project, source: Path | None, folder: Path):
     """Build `arm` of `domain` with the pipeline (offline) and write it whole into `folder`;
     raise on a validation error (nothing written).  Returns the pipeline's Localization."""
     from jtau.pipeline import Options, localize
     from jtau.util.files import replace_folder
 
-    result = localize(domain, root, source, options=Options(offline=True, arm=arm))
+    result = localize(domain, project, source, options=Options(offline=True, arm=arm))
     if result.report.errors:
         raise ValidationFailed(f"{domain} arm {arm}: {len(result.report.errors)} validation errors; nothing written",
                           first(result.report.errors))
@@ -96,7 +96,8 @@ def build(domain: str, arm: str, root: Path, source: Path | None, folder: Path):
     return result
 
 
-def validate_arm(domain: str, arm: str, root: Path, source: Path | None = None, out: Path | None = None) -> Report:
+def validate_arm(domain: str, arm: str, project: Project, source: Path | None = None, out: Path | None = None
+                 ) -> Report:
     """The validation Report (jtau.validate) of `arm` of `domain` against its source, as `jtau validate`
     prints it: the folder `out`/<domain>, else J-tau's committed one (`ja`) or the arm's cache folder,
     built first if needed."""
@@ -107,14 +108,14 @@ def validate_arm(domain: str, arm: str, root: Path, source: Path | None = None, 
     from jtau.validate import validate_domain
 
     rules = load_rules(domain)
-    source_domain, _ = load_repaired(rules, root, source)
-    maps = project_maps(root)
-    folder = (out / domain) if out else arm_folder(domain, arm, root, source)
+    source_domain, _ = load_repaired(rules, project, source)
+    maps = project_maps(project)
+    folder = (out / domain) if out else arm_folder(domain, arm, project, source)
     written = LocalizedDomain.read(folder, rules)
-    return validate_domain(source_domain, written, maps, rules, domain_glossary(rules, maps, root), arm_named(arm))
+    return validate_domain(source_domain, written, maps, rules, domain_glossary(rules, maps, project), arm_named(arm))
 
 
-def input_key(domain: str, arm: str, root: Path, source: Path | None = None) -> str:
+def input_key(domain: str, arm: str, project: Project, source: Path | None = None) -> str:
     """The digest of everything an arm's folder is made from (see the module's docstring)."""
     from jtau.rules import load_rules
     from jtau.source.load import read_raw
@@ -123,10 +124,9 @@ def input_key(domain: str, arm: str, root: Path, source: Path | None = None) -> 
     digest = hashlib.sha256(f"{CACHE_VERSION}\0{__version__}\0{code_digest()}\0{domain}\0{arm}\0".encode())
     _, raw = read_raw(rules, source)
     files = {f"source/{name}": data for name, data in raw.items()}
-    locale_glossary = glossary_path(root, "ja")
-    inputs = [*sorted(maps_dir(root).glob("*.yaml")), locale_glossary, glossary_path(root, "ja", domain),
-              *sorted(patches_dir(root, domain).glob("*.yaml")), tm_dir(root) / f"{domain}.jsonl"]
-    files.update({str(path.relative_to(root)): path.read_bytes() for path in inputs if path.is_file()})
+    inputs = [*sorted(project.maps.glob("*.yaml")), project.glossary("ja"), project.glossary("ja", domain),
+              *sorted(project.patches(domain).glob("*.yaml")), project.tm / f"{domain}.jsonl"]
+    files.update({str(path.relative_to(project.root)): path.read_bytes() for path in inputs if path.is_file()})
     for name in sorted(files):
         digest.update(f"{name}\0{hashlib.sha256(files[name]).hexdigest()}\n".encode())
     return digest.hexdigest()

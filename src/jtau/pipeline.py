@@ -24,7 +24,7 @@ from jtau.errors import InputError, OutOfDate, ValidationFailed
 from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, project_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
-from jtau.project import glossary_path, patches_dir, tm_dir
+from jtau.project import Project
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
@@ -92,12 +92,12 @@ class Repairs:
     report: PatchReport
 
 
-def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossary:
+def domain_glossary(rules: DomainRules, maps: EntityMaps, project: Project) -> Glossary:
     """The glossary, plus the domain's own glossary where it has one (`glossaries/ja.<domain>.yaml`:
     its terms touch no other domain's templates), plus the catalog's words as hints for a domain
     whose text names them."""
-    glossary = load_glossary(glossary_path(root, maps.locale.locale))
-    own = glossary_path(root, maps.locale.locale, rules.name)
+    glossary = load_glossary(project.glossary(maps.locale.locale))
+    own = project.glossary(maps.locale.locale, rules.name)
     if own.exists():  # (a folder there is an error, not "no domain glossary")
         glossary = glossary.merged(load_glossary(own))
     if rules.catalog_hints:
@@ -106,10 +106,11 @@ def domain_glossary(rules: DomainRules, maps: EntityMaps, root: Path) -> Glossar
     return glossary
 
 
-def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None) -> tuple[SourceDomain, Repairs]:
+def load_repaired(rules: DomainRules, project: Project, source_dir: Path | None = None
+                  ) -> tuple[SourceDomain, Repairs]:
     """The source domain with its task repairs (task_patches/<domain>/) applied."""
     source = load_domain(rules, source_dir)
-    patches = load_patches(patches_dir(root, rules.name))
+    patches = load_patches(project.patches(rules.name))
     repairs = Repairs(patches, apply_patches(source.tasks, patches))
     if repairs.report.applied:  # a repair may give a field another type
         check_types(source.path, rules, source.db, source.tasks, f" as repaired by task_patches/{rules.name}/")
@@ -117,7 +118,7 @@ def load_repaired(rules: DomainRules, root: Path, source_dir: Path | None = None
 
 
 @gc_paused()
-def localize(domain: str, root: Path, source_dir: Path | None = None, progress=None,
+def localize(domain: str, project: Project, source_dir: Path | None = None, progress=None,
              options: Options | None = None) -> Localization:
     """Build the localized domain in memory and validate it; raise on any problem.
     Translations obtained on the way are already durable in the memory's journal."""
@@ -135,10 +136,10 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
 
     rules = load_rules(domain)
     arm = _arm(options.arm)
-    source, repairs = load_repaired(rules, root, source_dir)
-    maps = project_maps(root)
-    glossary = domain_glossary(rules, maps, root)
-    tm = TranslationMemory(options.tm or tm_dir(root), domain)
+    source, repairs = load_repaired(rules, project, source_dir)
+    maps = project_maps(project)
+    glossary = domain_glossary(rules, maps, project)
+    tm = TranslationMemory(options.tm or project.tm, domain)
     lap("load")
 
     loc = Localizer.for_rules(maps, rules, arm)
@@ -215,7 +216,7 @@ def localize(domain: str, root: Path, source_dir: Path | None = None, progress=N
     tm_bytes = tm.render()
     inputs = {**maps.digests, f"domains/{domain}/rules.yaml": rules.digest,
               **{f"task_patches/{domain}/{p.path.name}": p.digest for p in repairs.patches},
-              f"glossaries/{glossary_path(root, maps.locale.locale).name}": glossary.digest,
+              f"glossaries/{project.glossary(maps.locale.locale).name}": glossary.digest,
               f"tm/{tm.path.name}": _digest(tm_bytes)}
     outputs["manifest.json"] = dump_json(manifest(domain, maps.locale.locale, maps.locale.currency.rate,
                                                   source_digests(source, repairs), inputs, outputs,

@@ -18,6 +18,7 @@ refuses (`refuse_installed`): the pipeline needs a checkout.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from jtau.errors import InputError
@@ -55,11 +56,6 @@ def installed_root() -> Path:
     return Path(__file__).resolve().parent / DATASET_DIR
 
 
-def is_installed(root: Path) -> bool:
-    """Whether `root` is the read-only J-tau installed with the package."""
-    return _inside(root, installed_root())
-
-
 def refuse_installed(path: Path, what: str, instead: str = "") -> None:
     """One line, exit 2, when `path` (what a command would write) lies inside the installed,
     read-only J-tau: `what` needs a checkout (or the option `instead` that names another place)."""
@@ -76,23 +72,41 @@ def _inside(path: Path, folder: Path) -> bool:
     return True
 
 
-def maps_dir(root: Path) -> Path:
-    return root / MAPS_DIR
+@dataclass(frozen=True)
+class Project:
+    """A jtau project: its root and where each input and output lives under it.  The library's
+    loaders take one (`Project.find()` for the one jtau runs on)."""
 
+    root: Path
 
-def default_out(root: Path, domain: str) -> Path:
-    return root / "data" / "domains" / domain
+    @classmethod
+    def find(cls) -> Project:
+        return cls(project_root())
 
+    @property
+    def maps(self) -> Path:
+        """The entity maps' folder."""
+        return self.root / MAPS_DIR
 
-def tm_dir(root: Path) -> Path:
-    return root / "data" / "tm"
+    @property
+    def tm(self) -> Path:
+        """The translation memory's folder (one `<domain>.jsonl` a domain)."""
+        return self.root / "data" / "tm"
 
+    @property
+    def installed(self) -> bool:
+        """Whether this is the read-only J-tau installed with the package."""
+        return _inside(self.root, installed_root())
 
-def glossary_path(root: Path, locale: str, domain: str | None = None) -> Path:
-    """`glossaries/ja.yaml` for locale ja-JP; a domain's own terms: `glossaries/ja.<domain>.yaml`."""
-    language = locale.split("-")[0]
-    return root / "glossaries" / (f"{language}.{domain}.yaml" if domain else f"{language}.yaml")
+    def out(self, domain: str) -> Path:
+        """A domain's J-tau folder."""
+        return self.root / "data" / "domains" / domain
 
+    def glossary(self, locale: str, domain: str | None = None) -> Path:
+        """`glossaries/ja.yaml` for locale ja-JP; a domain's own terms: `glossaries/ja.<domain>.yaml`."""
+        language = locale.split("-")[0]
+        return self.root / "glossaries" / (f"{language}.{domain}.yaml" if domain else f"{language}.yaml")
 
-def patches_dir(root: Path, domain: str) -> Path:
-    return root / "task_patches" / domain
+    def patches(self, domain: str) -> Path:
+        """A domain's task repairs (`task_patches/<domain>/*.yaml`)."""
+        return self.root / "task_patches" / domain

@@ -107,8 +107,9 @@ def baseline(domain: str) -> dict[str, bytes]:
     """The outputs of the unmutated source (the manifest and copied files left out: they
     record or are the source bytes)."""
     from jtau.pipeline import Options, localize
+    from jtau.project import Project
 
-    result = localize(domain, ROOT, source_dir(domain), None, Options(offline=True))
+    result = localize(domain, Project(ROOT), source_dir(domain), None, Options(offline=True))
     skip = {"manifest.json", *result.rules.files.copy_}
     return {f"out/{domain}/{name}": data for name, data in result.outputs.items() if name not in skip}
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import PROJECT, ROOT
 from jtau import __version__, dataset_files
 from jtau.domains import listed
 from jtau.errors import InputError
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.xdist_group("release")  # one worker builds the release
 
 @pytest.fixture(scope="session")
 def release() -> dict[str, bytes]:
-    return release_files(ROOT)
+    return release_files(PROJECT)
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +41,7 @@ def wheel(release) -> zipfile.ZipFile:
 
 
 def test_a_release_is_the_same_bytes_every_time(release, tmp_path):
-    assert release_files(ROOT) == release
+    assert release_files(PROJECT) == release
     write_release(tmp_path / "a", release)
     files = sorted(p.relative_to(tmp_path / "a").as_posix() for p in (tmp_path / "a").rglob("*") if p.is_file())
     assert files == sorted(release)
@@ -140,7 +140,7 @@ def test_the_project_root_order(tmp_path, monkeypatch):
     monkeypatch.chdir(elsewhere)
     assert project.project_root() == checkout
     (checkout / "entity_maps").rmdir()
-    assert project.project_root() == installed and project.is_installed(installed)
+    assert project.project_root() == installed and project.Project(installed).installed
     (installed / "entity_maps").rmdir()
     with pytest.raises(InputError, match="no jtau project found"):
         project.project_root()

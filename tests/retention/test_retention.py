@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from conftest import ROOT, banking_here, jtau
+from conftest import PROJECT, ROOT, banking_here, jtau
 from jtau.errors import InputError
 from jtau.maps import load_maps
 from jtau.retention.canonical import Canonicalizer
@@ -105,7 +105,7 @@ def golden(domain: str, map_back: bool = True) -> dict:
     from jtau.pipeline import load_repaired
     from jtau.rules import load_rules
 
-    source, _ = load_repaired(load_rules(domain), ROOT)
+    source, _ = load_repaired(load_rules(domain), PROJECT)
     localized = json.loads((ROOT / "data" / "domains" / domain / "tasks.json").read_text(encoding="utf-8"))
     traces = []
     for language, tasks in (("en", source.tasks), ("ja", localized)):

@@ -12,7 +12,7 @@ import pytest
 from tau2.data_model.tasks import UserScenario
 from tau2.registry import registry
 
-from conftest import ROOT, banking_here
+from conftest import PROJECT, ROOT, banking_here
 from jtau.arms import ARMS, english_twin, split_domain
 from jtau.domains import listed, spec
 from jtau.errors import InputError
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.xdist_group("arms")  # one worker builds the arms into 
 
 @pytest.fixture(scope="module")
 def names(arms_cache):
-    return register(ROOT, registry)
+    return register(PROJECT, registry)
 
 
 def environment(name: str):
@@ -137,7 +137,7 @@ def test_banking_arms_read_tool_text_in_their_language_and_locale(names):
     from jtau.maps import project_maps
     from jtau.rules import load_rules
 
-    maps, rules = project_maps(ROOT), load_rules("banking_knowledge")
+    maps, rules = project_maps(PROJECT), load_rules("banking_knowledge")
     text = "PIN must be exactly 4 digits.\nFee: $25.00 on 03/15/2025 at 2025-11-14 03:40:00 EST"
     read = {arm: Boundary(maps, rules, ARMS[arm]).text_to_ja(text) for arm in ("ja-entities", "ja-text", "ja")}
     assert read["ja-entities"] == "PIN must be exactly 4 digits.\nFee: ¥2,500 on 2025/03/15 at 2025-11-14 03:40:00 JST"

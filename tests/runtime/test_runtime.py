@@ -9,7 +9,7 @@ import shutil
 import pytest
 from tau2.data_model.message import ToolCall
 
-from conftest import ROOT, jtau, tau2_error_messages
+from conftest import PROJECT, ROOT, jtau, tau2_error_messages
 from jtau.runtime.compat import results_file
 from jtau.runtime.tau2_entry import jtau_domains, register
 
@@ -19,7 +19,7 @@ SUMMARY_GET_USER_DETAILS = "ユーザーの詳細を、そのユーザーの予�
 
 @pytest.fixture(scope="module")
 def airline_ja():
-    return jtau_domains(ROOT)["airline_ja"]
+    return jtau_domains(PROJECT)["airline_ja"]
 
 
 def call(env, name, **arguments):
@@ -62,7 +62,7 @@ def test_registry_entry_point_runs_a_task_from_tau2s_side():
 
     from conftest import banking_here
 
-    names = register(ROOT, registry)  # every arm (test_arms_runtime.py); J-tau's, in tau2's order
+    names = register(PROJECT, registry)  # every arm (test_arms_runtime.py); J-tau's, in tau2's order
     assert [n for n in names if n.endswith("_ja")] == ["airline_ja", "retail_ja", "telecom_ja", "telecom-workflow_ja",
                                                        "telecom_full_ja", "telecom_small_ja"] + (
         ["banking_knowledge_ja"] if banking_here() else [])
@@ -81,7 +81,7 @@ def test_registry_entry_point_runs_a_task_from_tau2s_side():
 def test_the_japanese_user_simulator_is_registered_with_japanese_guidelines(airline_ja):
     from tau2.registry import registry
 
-    register(ROOT, registry)
+    register(PROJECT, registry)
     task = next(t for t in airline_ja.get_tasks() if t.id == "0")
     user = registry.get_user_constructor("user_simulator_ja")(instructions=task.user_scenario.instructions,
                                                                llm="none")
@@ -187,7 +187,7 @@ def test_communicate_accepts_japanese_amounts_on_j_tau_only(said, reward):
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
-    register(ROOT, registry)
+    register(PROJECT, registry)
     task = next(t for t in registry.get_tasks_loader("airline_ja")("base") if t.id == "7")
     assert task.evaluation_criteria.communicate_info == ["162800"]
     messages = [UserMessage(role="user", content="いくらになりますか？"),
@@ -203,7 +203,7 @@ def test_communicate_accepts_japanese_amounts_on_j_tau_only(said, reward):
 def test_the_japanese_simulator_reads_japanese_scenario_labels(airline_ja):
     from tau2.registry import registry
 
-    register(ROOT, registry)
+    register(PROJECT, registry)
     task = next(t for t in airline_ja.get_tasks() if t.id == "0")
     user = registry.get_user_constructor("user_simulator_ja")(instructions=str(task.user_scenario), llm="none")
     prompt = user.system_prompt
@@ -218,7 +218,7 @@ def test_communicate_accepts_a_card_brand_said_in_katakana_on_j_tau_only():
     from tau2.evaluator.evaluator import EvaluationType, evaluate_simulation
     from tau2.registry import registry
 
-    register(ROOT, registry)
+    register(PROJECT, registry)
     task = next(t for t in registry.get_tasks_loader("retail_ja")("base") if t.id == "40")
     assert "mastercard" in task.evaluation_criteria.communicate_info
     said = [f"{item}です。" for item in task.evaluation_criteria.communicate_info if item != "mastercard"]

@@ -9,7 +9,7 @@ import functools
 import pytest
 from tau2.data_model.tasks import Task
 
-from conftest import ROOT
+from conftest import PROJECT, ROOT
 from jtau.pipeline import load_repaired
 from jtau.rules import load_rules
 from jtau.runtime.domains import runtime_domain
@@ -26,7 +26,7 @@ WRITES = {"airline": {"book_reservation", "cancel_reservation", "update_reservat
 @pytest.mark.parametrize("domain", ["airline", "retail"])
 def test_shared_records_give_the_same_final_dbs_as_validated_ones(domain, domains_dir):
     runtime = runtime_domain(domain)
-    source, _ = load_repaired(load_rules(domain), ROOT, domains_dir)
+    source, _ = load_repaired(load_rules(domain), PROJECT, domains_dir)
     make = runtime.source_environment()
     [model] = runtime.models().values()
     shared, validated = Shared(model, source.db), Validated(model, source.db)
@@ -48,7 +48,7 @@ def test_shared_records_give_the_same_final_dbs_as_validated_ones(domain, domain
 
 def test_a_record_changed_through_iteration_is_caught(domains_dir):
     runtime = runtime_domain("airline")
-    source, _ = load_repaired(load_rules("airline"), ROOT, domains_dir)
+    source, _ = load_repaired(load_rules("airline"), PROJECT, domains_dir)
     [model] = runtime.models().values()
     shared = Shared(model, source.db)
     db = shared.fresh()
@@ -76,7 +76,7 @@ def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
     # verify's first calls of get_user_details are its reads over every record, before any task
     with pytest.raises(CheckFailed,
                        match=r"the read calls over every record: a tool changed a shared source db record"):
-        verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})
+        verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})
 
 
 def test_verify_stops_when_a_task_changes_a_shared_record(monkeypatch):
@@ -94,4 +94,4 @@ def test_verify_stops_when_a_task_changes_a_shared_record(monkeypatch):
 
     monkeypatch.setattr(AirlineTools, "search_direct_flight", changes_what_it_iterates)
     with pytest.raises(CheckFailed, match=r"task 9: a tool changed a shared source db record in place"):
-        verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "9"}, reads=False)
+        verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "9"}, reads=False)

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import NO_UPSTREAM, ROOT, UPSTREAM
+from conftest import NO_UPSTREAM, PROJECT, ROOT, UPSTREAM
 from jtau.pipeline import localize
 from jtau.rules import load_rules
 from jtau.source import load_domain
@@ -26,7 +26,7 @@ def test_upstream_task_format_localizes(tmp_path, domains_dir):
     source = tmp_path / "domains" / "airline"
     shutil.copytree(domains_dir / "airline", source)
     shutil.copy(UPSTREAM / "airline" / "tasks.json", source / "tasks.json")
-    result = localize("airline", ROOT, source.parent)
+    result = localize("airline", PROJECT, source.parent)
     assert result.report.errors == []
     tasks = json.loads(result.outputs["tasks.json"])
     assert all("reward_basis" in t["evaluation_criteria"] for t in tasks)

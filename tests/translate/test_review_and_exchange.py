@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from conftest import jtau
+from conftest import PROJECT, jtau
 from jtau.domain import LocalizedDomain
 from jtau.validate import validate_domain
 
@@ -134,12 +134,12 @@ def test_a_reviewer_corrects_a_translation_in_the_memory(tmp_path):
 @pytest.fixture(scope="module")
 def banking_plan():
     """banking_knowledge as source, maps and the committed memory give it (tau2-bench 1.0.1 only)."""
-    from conftest import ROOT, banking_here
+    from conftest import banking_here
     from jtau.pipeline import Options, localize
 
     if not banking_here():
         pytest.skip("tau2-bench 1.0.1's banking_knowledge data not found (TAU2_DATA_DIR)")
-    return localize("banking_knowledge", ROOT, None, None, Options(dry_run=True))
+    return localize("banking_knowledge", PROJECT, None, None, Options(dry_run=True))
 
 
 def test_banking_review_page_holds_every_document_collapsed(banking_plan):

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, jtau
+from conftest import PROJECT, ROOT, jtau
 from fake_openai import FakeOpenAI
 from jtau.errors import CheckFailed, InputError
 from jtau.pipeline import Options, finish, localize
+from jtau.project import Project
 from jtau.translate.client import Endpoint, Job, MTClient, Settings
 from jtau.util.jsonpath import format_path
 
@@ -35,7 +36,7 @@ def options(fake, tm: Path, **settings) -> Options:
 
 def test_each_unique_template_is_sent_once_and_a_second_run_sends_nothing(fake, tmp_path, domains_dir):
     tm = tmp_path / "tm"
-    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    result = localize("airline", PROJECT, domains_dir, options=options(fake, tm))
     sent = fake.segment_ids(fake.received)
     assert len(sent) == len(set(sent)) == result.translation.unique == result.translation.sent
     assert result.translation.segments > result.translation.unique > 500  # 693 segments, 553 templates
@@ -48,7 +49,7 @@ def test_each_unique_template_is_sent_once_and_a_second_run_sends_nothing(fake, 
     assert sum(e["source"] == "Your user id is {USER_ID_1}." for e in entries) == 1
 
     before = len(fake.received)
-    again = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    again = localize("airline", PROJECT, domains_dir, options=options(fake, tm))
     assert len(fake.received) == before and again.translation.hits == again.translation.unique
     assert again.outputs == result.outputs
 
@@ -102,7 +103,7 @@ def test_an_invalid_answer_never_reaches_memory_or_output(fake, tmp_path, domain
     fake.script = ["english"] * 50
     tm = tmp_path / "tm"
     with pytest.raises(CheckFailed) as failed:
-        localize("airline", ROOT, domains_dir, options=options(fake, tm, attempts=2))
+        localize("airline", PROJECT, domains_dir, options=options(fake, tm, attempts=2))
     assert "got no valid translation" in failed.value.message
     entries = [json.loads(line) for line in (tm / "airline.journal.jsonl").read_text().splitlines()]
     assert entries and all("Please translate" not in e["target"] for e in entries)
@@ -110,7 +111,7 @@ def test_an_invalid_answer_never_reaches_memory_or_output(fake, tmp_path, domain
     # the next run sends only what failed
     answered = set(e["key"] for e in entries)
     fake.received.clear()
-    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    result = localize("airline", PROJECT, domains_dir, options=options(fake, tm))
     assert not answered & set(fake.segment_ids(fake.received))
     assert result.report.errors == []
 
@@ -163,11 +164,11 @@ def glossary_change(project: Path, old: str, new: str) -> None:
 
 def test_changing_an_enforced_term_costs_no_request(fake, project, tmp_path, domains_dir):
     tm = tmp_path / "tm"
-    first = localize("airline", project, domains_dir, options=options(fake, tm))
+    first = localize("airline", Project(project), domains_dir, options=options(fake, tm))
     finish(first, tmp_path / "out", check=False)
     before = len(fake.received)
     glossary_change(project, "basic economy:      {ja: ベーシックエコノミー", "basic economy:      {ja: 基本エコノミー")
-    second = localize("airline", project, domains_dir, options=options(fake, tm))
+    second = localize("airline", Project(project), domains_dir, options=options(fake, tm))
     assert len(fake.received) == before
     assert second.outputs["policy.md"] != first.outputs["policy.md"]
     assert "基本エコノミー" in second.outputs["policy.md"].decode()
@@ -176,20 +177,20 @@ def test_changing_an_enforced_term_costs_no_request(fake, project, tmp_path, dom
 
 def test_changing_a_hint_resends_exactly_the_segments_that_hold_it(fake, project, tmp_path, domains_dir):
     tm = tmp_path / "tm"
-    finish(localize("airline", project, domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
+    finish(localize("airline", Project(project), domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
     entries = [json.loads(line) for line in (tm / "airline.jsonl").read_text().splitlines()]
     holding = {e["key"] for e in entries if "round trip" in e.get("hints", {})}
     assert 3 <= len(holding) < 20
     glossary_change(project, "round trip:         {ja: 往復", "round trip:         {ja: 往復便")
     fake.received.clear()
-    result = localize("airline", project, domains_dir, options=options(fake, tm))
+    result = localize("airline", Project(project), domains_dir, options=options(fake, tm))
     assert set(fake.segment_ids(fake.received)) == holding
     assert all("往復便" in result.tm.entries[key].target for key in holding)
 
 
 def test_reviewed_entries_are_kept_and_unused_entries_turn_stale(fake, tmp_path, domains_dir):
     tm = tmp_path / "tm"
-    finish(localize("airline", ROOT, domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
+    finish(localize("airline", PROJECT, domains_dir, options=options(fake, tm)), tmp_path / "out", check=False)
     lines = (tm / "airline.jsonl").read_text().splitlines()
     entries = [json.loads(line) for line in lines]
     reviewed = next(e for e in entries if e["source"] == "Your user id is {USER_ID_1}.")
@@ -198,7 +199,7 @@ def test_reviewed_entries_are_kept_and_unused_entries_turn_stale(fake, tmp_path,
             "engine": "manual"}
     (tm / "airline.jsonl").write_text("\n".join(json.dumps(e, ensure_ascii=False) for e in [*entries, gone]) + "\n")
     fake.received.clear()
-    result = localize("airline", ROOT, domains_dir, options=options(fake, tm))
+    result = localize("airline", PROJECT, domains_dir, options=options(fake, tm))
     assert fake.received == []
     assert "あなたのユーザーIDはnaoki_murakami_9847です。" in result.outputs["tasks.json"].decode()
     assert any("reviewed entry" in w for w in result.translation.warnings)
@@ -299,7 +300,7 @@ def test_the_change_report_and_review_changed_since_list_exactly_the_affected_fi
     assert 3 <= resent < 20 and f"segments translated by the endpoint: {resent} " in report
 
     # the fields that hold either term, computed from the source independently of jtau's matching
-    source = localize("airline", project, options=Options(offline=True, tm=project / "data" / "tm"))
+    source = localize("airline", Project(project), options=Options(offline=True, tm=project / "data" / "tm"))
     holding = set()
     for field in source.text.fields:
         if field.file != "tasks.json":

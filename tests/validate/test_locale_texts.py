@@ -9,12 +9,12 @@ import json
 
 import pytest
 
-from conftest import ROOT
+from conftest import PROJECT
 from jtau.arms import ARMS
 from jtau.maps import project_maps
 from jtau.validate.locale import LocaleCheck
 
-MAPS = project_maps(ROOT)
+MAPS = project_maps(PROJECT)
 
 
 def kinds(arm: str, text: str) -> set[str]:
@@ -67,7 +67,7 @@ def test_words_that_only_look_like_the_other_locale_are_none():
 def arm_tasks(arms_cache):
     from jtau.arm_cache import arm_folder
 
-    return lambda domain, arm: json.loads((arm_folder(domain, arm, ROOT) / "tasks.json").read_text())
+    return lambda domain, arm: json.loads((arm_folder(domain, arm, PROJECT) / "tasks.json").read_text())
 
 
 @pytest.mark.xdist_group("arms")  # the arms are built once, in the worker that tests them
@@ -95,7 +95,7 @@ def test_a_us_address_in_japanese_text_keeps_the_sources_order(arm_tasks):
 def test_the_mixed_arms_policy_names_its_own_clock(arms_cache):
     from jtau.arm_cache import arm_folder
 
-    policy = (arm_folder("airline", "ja-text", ROOT) / "policy.md").read_text()
+    policy = (arm_folder("airline", "ja-text", PROJECT) / "policy.md").read_text()
     assert "15:00:00 EST" in policy and "米国東部時間" in policy and "日本時間" not in policy
 
 
@@ -116,7 +116,7 @@ def test_j_tau_and_every_arm_read_in_one_locale(domain, arms_cache):
 
     rules = load_rules(domain)
     for arm in ARMS:
-        found, read = check_texts(LocalizedDomain.read(arm_folder(domain, arm, ROOT), rules), rules, MAPS, ARMS[arm])
+        found, read = check_texts(LocalizedDomain.read(arm_folder(domain, arm, PROJECT), rules), rules, MAPS, ARMS[arm])
         assert read > 20_000
         assert [str(f) for f in found] == [], arm
 
@@ -146,7 +146,7 @@ def test_banking_knowledge_base_reads_in_each_arms_notation(arms_cache):
 
     rules = load_rules("banking_knowledge")
     for arm in ARMS:
-        found, _ = check_texts(LocalizedDomain.read(arm_folder("banking_knowledge", arm, ROOT), rules), rules, MAPS,
+        found, _ = check_texts(LocalizedDomain.read(arm_folder("banking_knowledge", arm, PROJECT), rules), rules, MAPS,
                                ARMS[arm])
         assert [str(f) for f in found] == [], arm
 

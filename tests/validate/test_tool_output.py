@@ -14,7 +14,7 @@ from decimal import Decimal
 
 import pytest
 
-from conftest import ROOT
+from conftest import PROJECT, ROOT
 from jtau.arms import ARMS
 from jtau.validate.tool_output import Reader, Side
 
@@ -145,7 +145,7 @@ def test_every_golden_call_of_a_mixed_arm_reads_as_the_sources(arm, arms_cache):
     from jtau.runtime.verify import verify
 
     reads = arm == "ja-text"  # (CI reads every record of every arm: jtau verify all --arm all)
-    checks, _ = verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, arm=arm,
+    checks, _ = verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, arm=arm,
                        tasks=AIRLINE_CALLS, reads=reads)
     assert len(checks) == len(AIRLINE_CALLS) + 1 and checks[0].actions == (500 + 2000 if reads else 0)
     assert [(c.task, str(r)) for c in checks for r in c.readings] == []
@@ -167,7 +167,7 @@ def test_a_message_nobody_translated_is_named_with_both_texts(monkeypatch):
     monkeypatch.setattr(messages, "_data", lambda name, data=data, real=messages._data: data
                         if name == "tool_results" else real(name))
     try:
-        checks, _ = verify("airline", ROOT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"13"},
+        checks, _ = verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"13"},
                            reads=False)
     finally:
         messages.table.cache_clear()
@@ -263,7 +263,7 @@ def test_a_certificate_names_its_amount_as_the_arm_writes_money():
     from jtau.runtime.messages import render, table
     from jtau.runtime.overlay import arm_money
 
-    maps = project_maps(ROOT)
+    maps = project_maps(PROJECT)
     text = "Certificate certificate_1 added to user mia_li_3668 with amount 10000."
     assert render(table("tool_results"), text, amount=arm_money(ARMS["ja"], maps)) == \
         "ユーザーmia_li_3668にトラベル証明書certificate_1（額面10,000円）を追加しました。"
@@ -294,7 +294,7 @@ def test_banking_tool_output_reads_as_the_sources_where_the_review_found_it_wron
         pytest.skip("banking_knowledge is tau2-bench 1.0.1's (26.3 has no such domain)")
     from jtau.runtime.verify import verify
 
-    checks, _ = verify("banking_knowledge", ROOT, ROOT / "data" / "domains" / "banking_knowledge", rewards=False,
+    checks, _ = verify("banking_knowledge", PROJECT, ROOT / "data" / "domains" / "banking_knowledge", rewards=False,
                        tasks=BANKING_FOUND, arm=arm, reads=arm == "ja")
     assert len(checks) == len(BANKING_FOUND) + 1
     assert [(c.task, str(r)) for c in checks for r in c.readings] == []
@@ -321,7 +321,7 @@ def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
         return real(reader, rules, source_env, arm_env, source_db, arm_db)
 
     monkeypatch.setattr("jtau.runtime.verify.sweep", sweep)
-    checks, _ = verify("retail", ROOT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"})
+    checks, _ = verify("retail", PROJECT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"})
     [reading] = checks[0].readings
     assert reading.tool == "get_product_details(product_id='8940227892')" and reading.finding.kind == "money"
     assert not checks[0].ok

@@ -106,10 +106,10 @@ def json_text(task) -> str:
 def test_a_toll_free_number_in_letters_is_no_english_left():
     """ja-text keeps the source's phones: banking's 1-800-RHO-ACCT is one of its entities, not English
     left; the same letters are English where no entity allows them."""
-    from conftest import ROOT
+    from conftest import PROJECT
     from jtau.maps import project_maps
     from jtau.validate.language import english_left, source_entity_words
 
     text = "専用窓口1-800-RHO-ACCTまでお電話ください"
-    assert english_left(text, source_entity_words(project_maps(ROOT)), frozenset()) == []
+    assert english_left(text, source_entity_words(project_maps(PROJECT)), frozenset()) == []
     assert english_left(text, frozenset(), frozenset()) != []

@@ -39,7 +39,7 @@ def embed(
                                      "ja-entities; docs/ARMS.md): built first if needed.")] = "ja",
 ) -> None:
     """Embed the Japanese knowledge base for dense retrieval (the key: $JTAU_EMBED_API_KEY or $OPENAI_API_KEY)."""
-    from jtau.project import project_root
+    from jtau.project import Project
     from jtau.retrieval import embeddings as emb
     from jtau.util.files import ensure_writable
 
@@ -49,8 +49,7 @@ def embed(
         if documents is None:
             from jtau.arm_cache import arm_folder
 
-            root = project_root()
-            documents = arm_folder("banking_knowledge", arm_named(arm), root) / "documents"
+            documents = arm_folder("banking_knowledge", arm_named(arm), Project.find()) / "documents"
         folder = documents
         docs = emb.load_documents(folder)
         endpoint = emb.endpoint_from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")

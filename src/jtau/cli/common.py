@@ -23,6 +23,7 @@ from jtau.domains import listed as listed_domains
 from jtau.domains import names as domain_names
 from jtau.domains import spec as domain_spec
 from jtau.errors import InputError, JtauError, UnknownName
+from jtau.project import Project
 from jtau.util.limits import check_path, printable
 
 # `jtau --help` must answer fast: the pipeline, pydantic models and rich's progress bars are
@@ -198,9 +199,8 @@ def fail(exc: JtauError, folders: Folders = Folders()) -> None:
     raise typer.Exit(exc.exit_code)
 
 
-def out_dir(out: Path | None, root: Path, domain: str) -> Path:
-    from jtau.project import default_out
-    return (out / domain) if out else default_out(root, domain)
+def out_dir(out: Path | None, project: Project, domain: str) -> Path:
+    return (out / domain) if out else project.out(domain)
 
 TmOpt = Annotated[Optional[Path], typer.Option("--tm", callback=checked_path,
                                                 help="Translation memory folder. Default: data/tm.")]

@@ -31,6 +31,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import InputError, JtauError, OutOfDate
+from jtau.project import Project
 from jtau.util.listing import counted, first
 
 
@@ -38,9 +39,8 @@ def plan(domain: str, source: Path | None, tm: Path | None):
     """Run the pipeline up to translation without an endpoint: what the memory lacks."""
     from jtau.pipeline import Options
     from jtau.pipeline import localize as run
-    from jtau.project import project_root
 
-    return run(domain, project_root(), source, None, Options(tm=tm, dry_run=True))
+    return run(domain, Project.find(), source, None, Options(tm=tm, dry_run=True))
 
 
 class _Progress:
@@ -98,16 +98,15 @@ def localize(
     """Localize a domain: swap entities, translate free text, validate, write under data/domains/."""
     from jtau.arms import JTAU_ARM
     from jtau.pipeline import Options
-    from jtau.project import project_root
     from jtau.translate.client import Settings, endpoint_from_env
 
     names: list[str] = []
     folders = Folders(source, out, tm)
     try:
-        root = project_root()
+        project = Project.find()
         arm = arm_named(arm)
         if arm != JTAU_ARM:
-            _localize_arm(domain, arm, root, source, out, check or dry_run or report is not None or tm is not None)
+            _localize_arm(domain, arm, project, source, out, check or dry_run or report is not None or tm is not None)
             return
         options = Options(tm=tm, offline=offline, dry_run=dry_run,
                           endpoint=endpoint_from_env(model, base_url),
@@ -120,14 +119,14 @@ def localize(
             from jtau.project import refuse_installed
 
             for name in names:
-                refuse_installed(out_dir(out, root, name), "jtau localize", "--out DIR")
-                ensure_writable(out_dir(out, root, name).parent)
+                refuse_installed(out_dir(out, project, name), "jtau localize", "--out DIR")
+                ensure_writable(out_dir(out, project, name).parent)
         if report:
             ensure_writable(report, folder=False)
         reports, written, untranslated = [], 0, 0
         translating = options.endpoint is not None and not (offline or dry_run)
         workers = min(jobs or (1 if translating else os.cpu_count() or 1), len(names))
-        for run_ in _runs(names, root, folders, options, check, report, workers):
+        for run_ in _runs(names, project, folders, options, check, report, workers):
             if run_.dry_run:
                 out_console.print(run_.dry_run)
                 continue
@@ -162,7 +161,8 @@ def localize(
         os._exit(130)
 
 
-def _localize_arm(domain: str, arm: str, root: Path, source: Path | None, out: Path | None, refused: bool) -> None:
+def _localize_arm(domain: str, arm: str, project: Project, source: Path | None, out: Path | None,
+                  refused: bool) -> None:
     """`jtau localize DOMAIN --arm ARM`: build an arm (offline) into the cache or `out`; say where."""
     from jtau.arm_cache import arm_folder, build
 
@@ -175,10 +175,10 @@ def _localize_arm(domain: str, arm: str, root: Path, source: Path | None, out: P
         with progress_bar() as bar:
             bar.add_task(f"{name}: building arm {arm}", total=None)
             if out:
-                folder = out_dir(out, root, name)
-                build(name, arm, root, source, folder)
+                folder = out_dir(out, project, name)
+                build(name, arm, project, source, folder)
             else:
-                folder = arm_folder(name, arm, root, source)
+                folder = arm_folder(name, arm, project, source)
         out_console.print(f"{name} --arm {arm}: {folder}", soft_wrap=True, highlight=False)
         folders.append(folder)
     done(f"localize {domain} --arm {arm}: {len(folders)} folder{'s' * (len(folders) != 1)} built or up to date",
@@ -197,16 +197,16 @@ class DomainRun:
     dry_run: str = ""
 
 
-def _localize_one(name: str, root: Path, folders: Folders, options, check: bool, report: Path | None,
+def _localize_one(name: str, project: Project, folders: Folders, options, check: bool, report: Path | None,
                   progress=None) -> DomainRun:
     """Localize, check or write one domain; what it did, as a DomainRun."""
     from jtau.pipeline import finish
     from jtau.pipeline import localize as run
 
-    result = run(name, root, folders.source, progress, options)
+    result = run(name, project, folders.source, progress, options)
     if options.dry_run:
         return DomainRun(name, dry_run=_dry_run_line(result))
-    target = out_dir(folders.out, root, name)
+    target = out_dir(folders.out, project, name)
     if report:
         from jtau.changes import files_on_disk, text_changes
 
@@ -221,7 +221,7 @@ def _localize_one(name: str, root: Path, folders: Folders, options, check: bool,
     return DomainRun(name, rows, list(result.notes), len(changed), result.translation.untranslated, markdown)
 
 
-def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, report: Path | None,
+def _runs(names: list[str], project: Project, folders: Folders, options, check: bool, report: Path | None,
           workers: int):
     """Each domain's DomainRun, in the order of `names`: one after the other with its progress
     bar, or (`workers` > 1: `all` without an endpoint) that many domains at once in worker
@@ -230,13 +230,13 @@ def _runs(names: list[str], root: Path, folders: Folders, options, check: bool, 
     if workers <= 1:
         for name in names:
             with progress_bar() as bar:
-                yield _localize_one(name, root, folders, options, check, report, _Progress(bar, name))
+                yield _localize_one(name, project, folders, options, check, report, _Progress(bar, name))
         return
     from jtau.util.processes import in_processes
 
     with progress_bar() as bar:
         task = bar.add_task(f"localizing {len(names)} domains, {workers} at a time", total=len(names))
-        futures = in_processes(_localize_one, [(name, root, folders, options, check, report) for name in names],
+        futures = in_processes(_localize_one, [(name, project, folders, options, check, report) for name in names],
                                workers, lambda: bar.advance(task, 1))
     for future in futures:
         yield future.result()
@@ -350,16 +350,15 @@ def validate(domain: DomainArg, source: SourceOpt = None, out: OutOpt = None,
     """Check a written domain against its source: schema, money, references, leaks."""
     from jtau.arm_cache import validate_arm
     from jtau.arms import JTAU_ARM
-    from jtau.project import project_root
 
     folders = Folders(source, out)
     try:
-        root = project_root()
+        project = Project.find()
         arm = arm_named(arm)
         failed, errors, warnings = [], 0, 0
         names = several(domains(domain), source)
         for name in names:
-            report = validate_arm(name, arm, root, source, out)
+            report = validate_arm(name, arm, project, source, out)
             table = facts(f"jtau validate {name}" + ("" if arm == JTAU_ARM else f" --arm {arm}"))
             for key, value in report.stats.items():
                 table.add_row(key, _stat(value))
@@ -400,14 +399,13 @@ def review(
 ) -> None:
     """Write side-by-side review pages of localized domains: English and Japanese per task, policy
     section and document (the domains in --out, as source, maps and memory give them)."""
-    from jtau.project import project_root
     from jtau.util.files import ensure_writable
 
     folders = Folders(source, out, tm)
     try:
         names = several(domains(domain), source)
-        root = project_root()
-        folder = page_dir or root / "data" / "review"
+        project = Project.find()
+        folder = page_dir or project.root / "data" / "review"
         from jtau.project import refuse_installed
 
         refuse_installed(folder, "jtau review", "--page-dir DIR")
@@ -415,14 +413,14 @@ def review(
         if changed_since is not None:  # a revision that is no commit fails now, not after the work
             from jtau.changes import commit_of
 
-            commit_of(root, changed_since)
+            commit_of(project.root, changed_since)
         for name in names:
-            _review_one(name, root, folder, folders, changed_since)
+            _review_one(name, project, folder, folders, changed_since)
     except JtauError as exc:
         fail(exc, folders)
 
 
-def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed_since: str | None) -> None:
+def _review_one(domain: str, project: Project, folder: Path, folders: Folders, changed_since: str | None) -> None:
     """One domain's review page (or, with a revision, its page of changes).  The page shows what
     source, maps and memory give; the domain's folder must hold exactly that, or the page would
     show another text than the folder's."""
@@ -431,7 +429,7 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
     from jtau.write.check import check_files
 
     result = plan(domain, folders.source, folders.tm)
-    target = out_dir(folders.out, root, domain)
+    target = out_dir(folders.out, project, domain)
     if not (target / "manifest.json").is_file():
         raise InputError(f"{target}: no localized {domain} domain here", run=("localize", domain))
     stale = check_files(target, result.outputs)
@@ -445,7 +443,7 @@ def _review_one(domain: str, root: Path, folder: Path, folders: Folders, changed
         from jtau.changes import files_at_revision, text_changes
         from jtau.review import changes_page
 
-        changes = text_changes(result, files_at_revision(root, target, result.outputs, changed_since))
+        changes = text_changes(result, files_at_revision(project.root, target, result.outputs, changed_since))
         page = folder / f"{domain}.changes.html"
         atomic_write(page, changes_page(result, changes, changed_since).encode("utf-8"))
         for line in first((f"{c.where}: {c.old!r} -> {c.new!r}" for c in changes), 20, f"all in {page}"):

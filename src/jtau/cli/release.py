@@ -18,11 +18,11 @@ def release(
 ) -> None:
     """Build a versioned J-tau release from the checkout: the wheel (jtau with J-tau inside), each
     domain's data with a dataset card, release.json and SHA256SUMS; the same bytes for the same commit."""
-    from jtau.project import project_root
+    from jtau.project import Project
     from jtau.release.build import release_files, write_release
 
     try:
-        files = release_files(project_root())
+        files = release_files(Project.find())
         write_release(out, files)
         wheel = next(name for name in files if name.endswith(".whl"))
         data = sum(len(d) for name, d in files.items() if name.startswith("data/"))

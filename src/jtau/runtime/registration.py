@@ -30,14 +30,15 @@ from pathlib import Path
 
 from jtau import domains
 from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
+from jtau.project import Project
 from jtau.runtime.domains import RuntimeDomain, runtime_domains
 
 
 class RegisteredArm:
     """One arm of one J-tau domain, made the first time tau2 asks for it."""
 
-    def __init__(self, runtime: RuntimeDomain, arm: Arm, root: Path | None = None):
-        self.runtime, self.arm, self.root = runtime, arm, root
+    def __init__(self, runtime: RuntimeDomain, arm: Arm, project: Project | None = None):
+        self.runtime, self.arm, self.project = runtime, arm, project
         self._made = None
         self._lock = threading.Lock()
         self.loaded = False  # tau2 asked for its tasks
@@ -53,7 +54,7 @@ class RegisteredArm:
         from jtau.arm_cache import arm_folder
         from jtau.errors import InputError
 
-        folder = arm_folder(self.source, self.arm.name, self.root)
+        folder = arm_folder(self.source, self.arm.name, self.project)
         if not (folder / "manifest.json").is_file():  # J-tau's own folder, not written yet
             raise InputError(f"{folder}: no J-tau {self.source} here: run jtau localize {self.source}")
         return folder
@@ -69,7 +70,7 @@ class RegisteredArm:
                 if self.arm.name == SOURCE_ARM:
                     self._made = TauTwin(self.source, folder)
                 else:
-                    self._made = self.runtime.arm(folder, project_maps(self.root), load_rules(self.source), self.arm)
+                    self._made = self.runtime.arm(folder, project_maps(self.project), load_rules(self.source), self.arm)
             return self._made
 
     def registration(self, index: int):
@@ -135,19 +136,19 @@ COLLISIONS: dict[str, str] = {}  # a name another package had registered -> that
 SHADOWED: set[str] = set()  # of those, the names J-tau could not take over (a registry of another shape)
 
 
-def arm_domains(root: Path | None = None) -> list[RegisteredArm]:
+def arm_domains(project: Project | None = None) -> list[RegisteredArm]:
     """Every arm of every J-tau domain the installed tau2 runs (banking_knowledge: 1.0.1)."""
-    return [RegisteredArm(runtime, arm, root) for runtime in runtime_domains() if runtime.runs_here()
+    return [RegisteredArm(runtime, arm, project) for runtime in runtime_domains() if runtime.runs_here()
             for arm in ARMS.values()]
 
 
-def register_arms(registry, root: Path | None = None) -> list[str]:
+def register_arms(registry, project: Project | None = None) -> list[str]:
     """Register every arm's environments and task sets in tau2's `registry`; their names.  A name
     another package registered first (SB Intuitions' J-tau registers airline_ja, retail_ja and
     telecom_ja) is taken over by J-tau's and recorded in COLLISIONS (`jtau tau2` says so): never
     silently shadowed, nor shadowing."""
     names = []
-    for domain in arm_domains(root):
+    for domain in arm_domains(project):
         for name, environment, tasks, splits in domain.registrations():
             if environment is not None:
                 _register(registry, "_domains", registry.get_domains(), name, environment,

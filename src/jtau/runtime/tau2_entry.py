@@ -29,7 +29,7 @@ from loguru import logger
 from jtau.arms import SOURCE_ARM, split_domain
 from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import project_maps
-from jtau.project import default_out, project_root
+from jtau.project import Project
 from jtau.rules import load_rules
 from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
@@ -38,16 +38,16 @@ from jtau.runtime.overlay import JaDomain
 from jtau.runtime.simulate import redact_run_records
 
 
-def jtau_domains(root: Path | None = None) -> dict[str, JaDomain]:
+def jtau_domains(project: Project | None = None) -> dict[str, JaDomain]:
     """Every J-tau domain the installed tau2 can run, by its tau2 name (airline_ja, ...;
     banking_knowledge_ja on tau2-bench 1.0.1, once its localized folder is there)."""
-    root = root or project_root()
-    maps = project_maps(root)
-    return {d.name: d.ja(default_out(root, d.source), maps, load_rules(d.source)) for d in runtime_domains()
-            if d.runs_here() and (default_out(root, d.source) / "manifest.json").is_file()}
+    project = project or Project.find()
+    maps = project_maps(project)
+    return {d.name: d.ja(project.out(d.source), maps, load_rules(d.source)) for d in runtime_domains()
+            if d.runs_here() and (project.out(d.source) / "manifest.json").is_file()}
 
 
-def register(root: Path | None = None, registry=None) -> list[str]:
+def register(project: Project | None = None, registry=None) -> list[str]:
     """Register every arm of every J-tau domain (environment and tasks: runtime/registration.py, built
     on first use), and the Japanese user simulators, in tau2's registry; grade their
     communicate_info fairly (runtime/communicate.py)."""
@@ -59,12 +59,12 @@ def register(root: Path | None = None, registry=None) -> list[str]:
     from jtau.runtime.user import register_users
 
     register_users(registry)
-    names = register_arms(registry, root)
+    names = register_arms(registry, project)
     banking_runner_options(names)
     # Japanese amount notations and spoken forms of Latin values pass the communicate check
     # (every arm but `en`, which tau2 grades as its own)
     install_communicate({n for n in names if (arm := split_domain(n)[1]) is not None and arm.name != SOURCE_ARM},
-                        project_maps(root).locale.spoken_forms)
+                        project_maps(project).locale.spoken_forms)
     return names
 
 

@@ -36,6 +36,7 @@ from jtau.domain import LocalizedDomain
 from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import project_maps
 from jtau.pipeline import domain_glossary, load_repaired
+from jtau.project import Project
 from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RuntimeDomain, runtime_domain
@@ -206,7 +207,7 @@ def initial_check(source_start, localized_start, rules, loc) -> TaskCheck:
     return check
 
 
-def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = None,
+def verify(domain: str, project: Project, out_dir: Path, source_dir: Path | None = None,
            rewards: bool = True, tasks: set[str] | None = None, progress=None,
            jobs: int = 1, arm: str = JTAU_ARM, reads: bool = True) -> tuple[list[TaskCheck], float]:
     """Every task's replay on the source and the arm (`tasks`: only these), after the check of
@@ -222,13 +223,13 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
     logger.remove()  # tau2 logs every tool response at DEBUG level
     start = time.perf_counter()
     rules = load_rules(domain)
-    source, _ = load_repaired(rules, root, source_dir)
-    maps = project_maps(root)
+    source, _ = load_repaired(rules, project, source_dir)
+    maps = project_maps(project)
     profile = arm_named(arm)
     if arm != JTAU_ARM:
         from jtau.arm_cache import arm_folder
 
-        out_dir = arm_folder(domain, arm, root, source_dir)
+        out_dir = arm_folder(domain, arm, project, source_dir)
     localized = LocalizedDomain.read(out_dir, rules)
     localized_environment = runtime.arm_environment(profile, out_dir, maps, rules)
     loc = Localizer.for_rules(maps, rules, profile)
@@ -250,7 +251,7 @@ def verify(domain: str, root: Path, out_dir: Path, source_dir: Path | None = Non
             raise InputError(f"{domain} has no task {', '.join(map(repr, unknown))}; its {len(known)} task ids "
                              f"run from {known[0]!r} to {known[-1]!r}")
     checks = [initial_check(source_start, localized_start, rules, loc)]
-    glossary = domain_glossary(rules, maps, root)
+    glossary = domain_glossary(rules, maps, project)
     latin = set(glossary.allow_latin) | {w for t in glossary.terms.values() for w in LATIN_WORDS.findall(t.ja)}
     reader = readings_for(rules, profile, maps.locale.currency.rate, source.db, localized.db, latin)
     if reads:

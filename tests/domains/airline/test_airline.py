@@ -10,7 +10,7 @@ from collections import Counter
 from decimal import Decimal
 from pathlib import Path
 
-from conftest import RATE, money, strings
+from conftest import PROJECT, RATE, money, strings
 from jtau.pipeline import localize
 from jtau.util.files import dump_json
 
@@ -164,7 +164,7 @@ def test_kevin_stays_kevin_and_the_silvia_typo_is_repaired(airline):
 
 def test_two_runs_are_byte_identical(airline, domains_dir):
     assert gc.isenabled()
-    again = localize("airline", ROOT, domains_dir)
+    again = localize("airline", PROJECT, domains_dir)
     assert gc.isenabled()  # paused during the run only (util/gcpause.py)
     assert again.outputs == airline.outputs
     manifest = json.loads(airline.outputs["manifest.json"])

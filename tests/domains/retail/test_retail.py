@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from decimal import Decimal
 
-from conftest import RATE, money, strings
+from conftest import PROJECT, RATE, money, strings
 
 
 def users_by_name_zip(db):
@@ -167,7 +167,7 @@ def test_retail_ja_runs_in_tau2_with_whole_yen_and_japanese_tools():
     from conftest import ROOT
     from jtau.runtime.tau2_entry import jtau_domains
 
-    env = jtau_domains(ROOT)["retail_ja"].get_environment()
+    env = jtau_domains(PROJECT)["retail_ja"].get_environment()
     described = {tool.name: tool.openai_schema["function"]["description"] for tool in env.get_tools()}
     assert "注文" in described["cancel_pending_order"] and "Order" not in described["cancel_pending_order"]
 

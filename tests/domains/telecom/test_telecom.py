@@ -9,7 +9,7 @@ import shutil
 import tomllib
 from decimal import Decimal
 
-from conftest import RATE, ROOT, jtau, money
+from conftest import PROJECT, RATE, ROOT, jtau, money
 
 
 def test_no_source_phone_name_or_email_survives_in_any_file(telecom, domains_dir):
@@ -85,7 +85,7 @@ def test_telecom_ja_writes_yen_into_bills():
 
     from jtau.runtime.tau2_entry import jtau_domains
 
-    env = jtau_domains(ROOT)["telecom_ja"].get_environment()
+    env = jtau_domains(PROJECT)["telecom_ja"].get_environment()
     result = env.get_response(ToolCall(id="1", name="refuel_data", requestor="assistant",
                                        arguments={"customer_id": "C1001", "line_id": "L1002", "gb_amount": 2.0}))
     assert not result.error and "400円" in result.content and "$" not in result.content
@@ -93,7 +93,7 @@ def test_telecom_ja_writes_yen_into_bills():
     assert bill.line_items[-1].description == "データ追加：2.0GB（1GBあたり200円）"
     described = {t.name: t.openai_schema["function"]["description"] for t in env.get_tools()}
     assert "請求書" in described["send_payment_request"]
-    workflow = jtau_domains(ROOT)["telecom_ja"].get_workflow_environment()
+    workflow = jtau_domains(PROJECT)["telecom_ja"].get_workflow_environment()
     assert "<tech_support_policy>" in workflow.policy and workflow.domain_name == "telecom-workflow_ja"
 
 
@@ -107,10 +107,10 @@ def test_the_phone_names_a_payment_request_in_yen_in_japanese(domains_dir):
     task_id = "[service_issue]overdue_bill_suspension[PERSONA:Easy]"
     source_tasks = json.loads((domains_dir / "telecom" / "tasks.json").read_text())
     [source_task] = [Task.model_validate(t) for t in source_tasks if t["id"] == task_id]
-    [task] = [t for t in jtau_domains(ROOT)["telecom_ja"].get_tasks(None) if t.id == task_id]
+    [task] = [t for t in jtau_domains(PROJECT)["telecom_ja"].get_tasks(None) if t.id == task_id]
     said = []
     for make, this in ((runtime_domain("telecom").source_environment(), source_task),
-                       (jtau_domains(ROOT)["telecom_ja"].get_environment, task)):
+                       (jtau_domains(PROJECT)["telecom_ja"].get_environment, task)):
         _, trajectory, outcomes = replay(make, this)
         assert outcomes[:2] == ["ok", "ok"]  # send_payment_request, make_payment
         said.append(next(m.content for m in trajectory if getattr(m, "id", None) == "golden_1"))
@@ -172,7 +172,7 @@ def test_goodwill_credit_and_the_suspension_fee_have_one_japanese_name_everywher
     db = tomllib.loads(telecom.outputs["db.toml"].decode())
     bills = [i["description"] for b in db["bills"] for i in b["line_items"]]
     assert any(d.startswith("利用停止手数料 - 回線 ") for d in bills)
-    env = jtau_domains(ROOT)["telecom_ja"].get_environment()
+    env = jtau_domains(PROJECT)["telecom_ja"].get_environment()
     line = next(x for x in env.tools.db.lines if x.status == "Active")
     customer = next(c for c in env.tools.db.customers if line.line_id in c.line_ids)
     result = env.get_response(ToolCall(id="1", name="suspend_line", requestor="assistant",
