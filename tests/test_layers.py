@@ -75,3 +75,56 @@ def test_the_developers_map_matches_the_tree():
     here = {p.name for p in (root / "src" / "jtau").iterdir()
             if (p.is_dir() and not p.name.startswith("__")) or (p.suffix == ".py" and p.name != "__init__.py")}
     assert sorted(here - named) == [] and sorted(named - here) == []
+
+
+def imports(tree) -> tuple[list, list]:
+    """(the module's top-level imports, those inside functions and classes) of a parsed module;
+    `if TYPE_CHECKING:` blocks count as neither."""
+    import ast
+
+    top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    inner = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+             and node not in top and not any(node in ast.walk(block) for block in tree.body
+                                             if isinstance(block, ast.If))]
+    return top, inner
+
+
+def needless_lazy_imports() -> list[str]:
+    """Imports of jtau modules inside functions, outside cli/, of a module whose import pulls in no
+    third-party package (at its top, however indirectly): such an import saves nothing, and hides
+    what a module needs.  A lazy import stays where it keeps `jtau --help` fast (cli/) or tau2,
+    numpy and the other third-party packages optional until used."""
+    import ast
+    import sys
+    from functools import cache
+
+    from test_structure import SRC
+
+    paths = {".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in (SRC / "jtau").rglob("*.py")}
+    parsed = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in paths.items()}
+
+    def names(node, module: str) -> list[str]:
+        if isinstance(node, ast.Import):
+            return [alias.name for alias in node.names]
+        base = node.module or ""
+        if node.level:
+            package = module if paths[module].name == "__init__.py" else module.rpartition(".")[0]
+            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+        return [f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names]
+
+    @cache
+    def third_party(module: str, seen: frozenset = frozenset()) -> bool:
+        if module not in paths:
+            root = module.split(".")[0]
+            return root != "jtau" and root not in sys.stdlib_module_names
+        return any(third_party(name, seen | {module}) for node in imports(parsed[module])[0]
+                   for name in names(node, module) if name not in seen | {module})
+
+    return sorted(f"{module}:{node.lineno} imports {name}" for module, tree in parsed.items()
+                  if not module.startswith("jtau.cli") for node in imports(tree)[1]
+                  for name in names(node, module) if name in paths and not third_party(name))
+
+
+def test_lazy_imports_only_where_they_keep_a_package_optional():
+    assert needless_lazy_imports() == []

@@ -38,7 +38,8 @@ from jtau import __version__
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.errors import InputError, ValidationFailed
-from jtau.project import Project
+from jtau.project import DATASET_DIR, Project
+from jtau.util.files import replace_folder
 from jtau.util.listing import first
 
 if TYPE_CHECKING:
@@ -86,7 +87,6 @@ def build(domain: str, arm: str, project: Project, source: Path | None, folder: 
     """Build `arm` of `domain` with the pipeline (offline) and write it whole into `folder`;
     raise on a validation error (nothing written).  Returns the pipeline's Localization."""
     from jtau.pipeline import Options, localize
-    from jtau.util.files import replace_folder
 
     result = localize(domain, project, source, options=Options(offline=True, arm=arm))
     if result.report.errors:
@@ -140,8 +140,6 @@ def code_digest() -> str:
     builds its arms again even under the same version number.  The J-tau an installed wheel
     holds (`_dataset/`) is data, digested with the inputs (`input_key`)."""
     if not _CODE:
-        from jtau.project import DATASET_DIR
-
         package = Path(__file__).parent
         digest = hashlib.sha256()
         for path in sorted(package.rglob("*")):

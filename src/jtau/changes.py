@@ -12,6 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from jtau import dataset_files
 from jtau.errors import InputError
 from jtau.source.formats import parse
 from jtau.util.jsonpath import format_path
@@ -87,8 +88,6 @@ def _db_changes(result, old_files: dict[str, bytes]) -> list[Change]:
 
 
 def files_on_disk(folder: Path, names) -> dict[str, bytes]:
-    from jtau import dataset_files
-
     return {name: dataset_files.read_bytes(folder, name) for name in names if dataset_files.exists(folder, name)}
 
 

@@ -24,7 +24,7 @@ from jtau.errors import InputError, OutOfDate, ValidationFailed
 from jtau.glossary import Glossary, load_glossary
 from jtau.maps import EntityMaps, project_maps
 from jtau.patches import PatchReport, TaskPatch, apply_patches, load_patches
-from jtau.project import Project
+from jtau.project import Project, refuse_installed
 from jtau.rules import DomainRules, load_rules
 from jtau.source import SourceDomain, load_domain
 from jtau.source.formats import dump
@@ -335,8 +335,6 @@ def finish(result: Localization, out: Path, check: bool) -> list[str]:
     old_tm = tm_path.read_bytes() if tm_path.is_file() else None
     tm_changed = bool(result.tm_bytes or old_tm is not None) and old_tm != result.tm_bytes
     if tm_changed:
-        from jtau.project import refuse_installed
-
         refuse_installed(tm_path, "jtau localize (its translation memory)", "--tm DIR")
         ensure_writable(tm_path, folder=False)
 

@@ -12,9 +12,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jtau.arms import arm_domain
 from jtau.experiment.plan import Plan
-from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, ScriptedServer
+from jtau.experiment.scripted import AGENT, CUSTOMER, JUDGE, Deviation, ScriptedServer, scenario_texts
 from jtau.retention.cell import Cell
+from jtau.retention.study import study
+from jtau.runtime.compat import is_tau3, runtime_name
 
 KEY_ENV = "JTAU_SCRIPTED_KEY"  # the scripted server takes any key; the openai client needs one
 
@@ -24,8 +27,6 @@ def calibration_tasks(domain: str, count: int, routes: bool = True) -> list[str]
     (its scenario text is no earlier task's: telecom's repeat across initial states) and, where
     `routes` are compared, in which the agent calls a tool (a task where only the customer acts
     has no route to compare)."""
-    from jtau.arms import arm_domain
-    from jtau.experiment.scripted import scenario_texts
     from jtau.runtime.registration import tasks_of
     from jtau.runtime.tau2_entry import register, tau2_tasks
 
@@ -51,8 +52,6 @@ def scripted_plan(domains: list[str], arms: list[str], users: list[str], trials:
                   retrieval_config: str | None = None, judge: str = JUDGE, url: str = "") -> Plan:
     """The plan of a calibration: the scripted agent and customer (and judge, on tau2-bench 1.0.1)
     behind `url`; the address is the only llm arg (the server takes any key)."""
-    from jtau.runtime.compat import is_tau3, runtime_name
-
     args = {"api_base": url, "temperature": 0.0}
     os.environ.setdefault(KEY_ENV, "scripted")
     return Plan(domains=domains, arms=arms, users=users, agent_llm=f"openai/{AGENT}", agent_llm_args=args,
@@ -82,7 +81,6 @@ def scripted_server(domains: Iterable[str], arms: Iterable[str] = ("en", "ja"),
                     num_tasks: int | None = None) -> ScriptedServer:
     """A server that knows the tasks of the arms an experiment meets: its own, and the English
     twin whose scenario the English-prompted customer reads (ja-entities for ja, en for ja-text)."""
-    from jtau.arms import arm_domain
     from jtau.retention.canonical import rules_of
     from jtau.runtime.registration import tasks_of
     from jtau.runtime.tau2_entry import register, tau2_tasks
@@ -107,7 +105,6 @@ def calibrate(folder: Path, domains: list[str], arms: list[str], users: list[str
     is not what a perfect agent gives (meaningful without deviations)."""
     from jtau.experiment.load import experiment_traces
     from jtau.experiment.runner import run_experiment
-    from jtau.retention.study import study
 
     if task_ids is None and num_tasks is not None:
         task_ids = {d: calibration_tasks(d, num_tasks, compares_pairs(arms, trials)) for d in domains}

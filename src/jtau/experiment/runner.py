@@ -34,8 +34,14 @@ from typing import Any
 import orjson
 
 from jtau import __version__
+from jtau.dataset_files import dataset_digest
 from jtau.errors import InputError, error_name
 from jtau.experiment.plan import Plan, Simulation
+from jtau.retention.importers import FAILURES
+from jtau.runtime import calls
+from jtau.runtime.simulate import Settings, redact_run_records, run_one
+from jtau.util.files import atomic_write, create_once
+from jtau.util.listing import joined
 from jtau.util.secrets import scrub
 
 MANIFEST = "experiment.json"
@@ -110,8 +116,6 @@ class Runner:
         """Create the experiment or check that the folder holds this plan (and these datasets).
         Created once: shards that start together on a shared file system write it once between
         them, and each checks the one that was written."""
-        from jtau.util.files import create_once
-
         path = self.folder / MANIFEST
         if not path.exists():
             # the id is the plan's, so that shards written to separate folders are one run
@@ -138,8 +142,6 @@ class Runner:
     def write(self, simulation: Simulation, record: dict, attempts: int, account=None) -> None:
         """A simulation's file; `account` (runtime/calls.py): the prompts it was run with, each kept
         once in prompts/<sha256>.txt, and its judge's cost and tokens (tau2 records neither)."""
-        from jtau.util.files import atomic_write
-
         meta = {"domain": simulation.domain, "arm": simulation.arm, "user": simulation.user,
                 "task_id": simulation.task_id, "trial": simulation.trial, "seed": simulation.seed,
                 "attempts": attempts, "nl_assertions": simulation.nl_assertions}
@@ -165,8 +167,6 @@ class Runner:
         return shard_of(out, self.shard)
 
     def attempt(self, simulation: Simulation, task, settings) -> None:
-        from jtau.runtime import calls
-        from jtau.runtime.simulate import run_one
 
         error: tuple[Exception, TracebackType | None, int] | None = None
         for attempt in range(1, self.max_retries + 2):
@@ -236,8 +236,6 @@ class Runner:
         return progress
 
     def is_failure(self, simulation: Simulation) -> bool:
-        from jtau.retention.importers import FAILURES
-
         try:
             record = orjson.loads((self.folder / simulation.file).read_bytes())
         except (OSError, orjson.JSONDecodeError):
@@ -279,9 +277,6 @@ def judge_expected(task) -> int | None:
 def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     """Register J-tau in tau2 and load every side's tasks: (tau2 domain -> tasks, tau2 domain ->
     J-tau dataset digest).  The sides of one domain run the same task ids."""
-    from jtau.dataset_files import dataset_digest
-    from jtau.runtime import calls
-    from jtau.runtime.simulate import redact_run_records
     from jtau.runtime.tau2_entry import dataset_folder, greet_in_domain_language, register, set_judge, tau2_tasks
 
     registered = set(register())
@@ -318,8 +313,6 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
     else:
         unknown = [i for i in given or () if i not in {task for _, task in used}]
     if unknown:
-        from jtau.util.listing import joined
-
         raise InputError(f"no domain of the plan has task {joined(unknown, 5)}")
     ids_of = {domain: [t.id for t in found] for domain, found in tasks.items()}
     by_base: dict[str, list] = {}
@@ -335,8 +328,6 @@ def prepare(plan: Plan) -> tuple[dict[str, list], dict[str, str | None]]:
 def run_experiment(folder: Path, plan: Plan, concurrency: int = 4, max_retries: int = 3,
                    on_progress: Callable[[Progress], None] | None = None, shard: tuple[int, int] = (0, 1)) -> Progress:
     """Register, load, and run what the folder lacks (see the module docstring)."""
-    from jtau.runtime.simulate import Settings
-
     tasks, datasets = prepare(plan)
     settings = Settings(plan.agent, plan.agent_llm, plan.agent_llm_args, plan.user_llm, plan.user_llm_args,
                         plan.max_steps, plan.max_errors, plan.retrieval_config, plan.agent_key_env, plan.user_key_env)

@@ -30,9 +30,10 @@ from pathlib import Path
 from jtau import __version__, dataset_files
 from jtau.domains import listed as listed_domains
 from jtau.errors import InputError, OutOfDate
-from jtau.project import DATASET_DIR, Project
+from jtau.project import DATASET_DIR, Project, refuse_installed
 from jtau.release.card import DomainFacts, dataset_card
 from jtau.release.wheel import build_wheel
+from jtau.util.files import replace_folder
 from jtau.util.listing import first
 
 PACKAGE = "jtau"
@@ -194,8 +195,6 @@ def git_commit(root: Path) -> str | None:
 def write_release(out: Path, files: dict[str, bytes]) -> None:
     """Write the release as the whole content of `out` (all or nothing).  A folder that holds
     anything but an earlier release is refused: its files would be removed."""
-    from jtau.project import refuse_installed
-    from jtau.util.files import replace_folder
 
     refuse_installed(out, "jtau release")
     if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "release.json").is_file())):

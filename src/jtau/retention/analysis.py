@@ -55,6 +55,7 @@ from operator import methodcaller
 import numpy as np
 import orjson
 
+from jtau.arms import EN_PROMPT_VERSION
 from jtau.errors import InputError
 from jtau.retention import usage
 from jtau.retention.arrays import MAX_BUCKET, Draws, GroupArrays, Scored, floors, ordered_sums
@@ -496,8 +497,6 @@ def signature(g: Group, side: Side) -> str:
     signatures: two numbers with the same signature come from the same J-tau, tau2, data, arm,
     customer (and its prompt version), agent model, temperature, seeds, trials and prompts shown.
     What the rollouts do not record reads `unknown`, never a guess."""
-    from jtau.arms import EN_PROMPT_VERSION
-
     versions: set[str | None] = {v for v, _ in g.provenance[side]} if g.provenance[side] else {None}
     datasets = {d for _, d in g.provenance[side] if d} or {None}
     trials = max(map(len, map(methodcaller("get", side, ()), g.tasks.values())), default=0)

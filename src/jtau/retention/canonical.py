@@ -21,20 +21,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 import orjson
 
 from jtau.arms import ARMS
 from jtau.maps.model import EntityMaps
+from jtau.retention.diagnostics import ActionChecks
 from jtau.rules import DomainRules, available, load_rules
 from jtau.swap import notations
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import MoneyError, evaluate
 from jtau.util import jsonpath
-
-if TYPE_CHECKING:
-    from jtau.retention.diagnostics import ActionChecks
 
 TEXT = "text"
 
@@ -174,8 +171,6 @@ class Canonicalizer:
 
     def diagnose(self, benchmark: str, actions: list[dict]) -> dict:
         """Name-order and parameter-language errors of a trace's calls (diagnostics.ActionChecks)."""
-        from jtau.retention.diagnostics import ActionChecks
-
         if self.checks is None:
             self.checks = ActionChecks(self.maps)
         rules = self._rules(benchmark)

@@ -36,6 +36,7 @@ from jtau.retention.canonical import Canonicalizer
 from jtau.retention.cell import Cell, Study
 from jtau.retention.traces import Trace, TraceFiles
 from jtau.util.gcpause import gc_paused
+from jtau.util.listing import first
 
 _WORK: dict = {}  # what the forked processes analyse: the source, the settings, the shared counters
 
@@ -212,8 +213,6 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
              and not cell.get("retention_unmeasured")
              and not any(n["empty_pairs_excluded"] for n in cell["levels"].values())]
     if empty:
-        from jtau.util.listing import first
-
         raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
                          "compare (each side needs a task with two completed trials, and the two sides trials of "
                          "different seeds)", first(empty))

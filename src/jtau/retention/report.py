@@ -11,6 +11,7 @@ from rich.text import Text
 
 from jtau.errors import InputError
 from jtau.retention.cell import Cell
+from jtau.util.files import atomic_write
 from jtau.util.listing import counted, joined
 
 
@@ -226,8 +227,6 @@ def summary_table(summary: dict) -> Group:
 
 
 def write_json(results, path: Path) -> None:
-    from jtau.util.files import atomic_write
-
     atomic_write(path, orjson.dumps(results, option=orjson.OPT_INDENT_2) + b"\n")
 
 

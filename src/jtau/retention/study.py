@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from jtau.errors import InputError
 from jtau.retention.cell import Study
 
 __all__ = ["Study", "study"]
@@ -17,7 +18,6 @@ def study(traces, source: str = "en", target: str | None = None, pairs: list[tup
     """The analysis of `traces` (TraceFiles, a list of traces or any iterable of them; read from
     `where`) with J-tau's entity maps; `progress(done, total)` as cells are analysed.  InputError
     names the traces' problem, or a corpus without a language pair with traces on both sides."""
-    from jtau.errors import InputError
     from jtau.maps import project_maps
     from jtau.retention.canonical import Canonicalizer
     from jtau.retention.corpus import analyze

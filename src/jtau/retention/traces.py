@@ -39,6 +39,7 @@ import orjson
 
 from jtau.errors import InputError
 from jtau.retention.usage import KEYS as USAGE_KEYS
+from jtau.util.files import atomic_write
 from jtau.util.jsonpath import format_path
 from jtau.util.limits import MAX_COUNT, MAX_DEPTH, Numbers, check_data
 
@@ -252,8 +253,6 @@ class TraceFiles:
 
 
 def write_traces(path: Path, traces: Iterable[Trace]) -> int:
-    from jtau.util.files import atomic_write
-
     lines = [trace.to_json() for trace in traces]
     atomic_write(path, b"".join(line + b"\n" for line in lines))
     return len(lines)

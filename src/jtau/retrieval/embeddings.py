@@ -38,9 +38,11 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from jtau.arms import split_domain
 from jtau.errors import EndpointError, InputError
 from jtau.util.endpoint import Endpoint, Transient, masked, public_url, retry_after, transient_status
 from jtau.util.endpoint import Settings as EndpointSettings
+from jtau.util.files import atomic_write
 from jtau.util.listing import counted
 
 __all__ = ["Endpoint", "Settings", "endpoint_from_env", "public_url", "Client", "Embeddings", "load_documents",
@@ -263,16 +265,12 @@ def dump(embeddings: Embeddings) -> bytes:
 
 
 def write(path: Path, embeddings: Embeddings) -> None:
-    from jtau.util.files import atomic_write
-
     atomic_write(path, dump(embeddings))
 
 
 def load(path: Path, documents: Sequence[dict] | None = None, model: str | None = None) -> Embeddings:
     """The embeddings in `path`, checked: built by jtau, for `model` and for exactly `documents`
     (their ids and contents) when given.  InputError naming the file and what to run otherwise."""
-    from jtau.arms import split_domain
-
     _, arm = split_domain(path.name.split(".")[0])
     of_arm = f" --arm {arm.name}" if arm and arm.name != "ja" else ""
     rebuild = f"jtau banking embed{of_arm} --base-url URL --model {model or 'MODEL'} --out {path}"

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from jtau import domains
 from jtau.errors import InputError
 from jtau.rules.formats import Format
+from jtau.util import jsonpath
 from jtau.util.limits import check_path, printable
 from jtau.util.yamlfile import load_yaml
 
@@ -290,8 +291,6 @@ def load_rules(domain: str) -> DomainRules:
 
 def known_tokens(rules: DomainRules, db) -> dict[str, set[str]]:
     """Frozen-token kind -> the db keys a token of that kind is (see FrozenToken.known)."""
-    from jtau.util import jsonpath
-
     return {kind: {key for _, _, key in jsonpath.find(db, token.known)}
             for kind, token in rules.tasks.frozen_tokens.items() if token.known}
 

@@ -12,6 +12,7 @@ from jtau import domains
 from jtau.domains import DomainSpec
 from jtau.maps import EntityMaps
 from jtau.rules import DomainRules
+from jtau.runtime.compat import source_environment
 from jtau.runtime.shared_db import Databases, Shared, Validated
 
 
@@ -63,8 +64,6 @@ class RuntimeDomain:
         return domains.resolve(target)(task) if target else {}
 
     def source_environment(self):
-        from jtau.runtime.compat import source_environment
-
         return source_environment(self.source)
 
     def models(self) -> dict[str, type]:

@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from jtau import __version__
+from jtau.dataset_files import dataset_digest
+from jtau.runtime.compat import runtime_name
+from jtau.util.files import atomic_write
 
 NAME = "J-tau"
 KEY = "jtau"
@@ -27,8 +30,6 @@ KEY = "jtau"
 def provenance(names: list[str]) -> dict | None:
     """The block for a run on tau2 domains or task sets `names` (those that are J-tau arms, with
     the digest of the folder each runs on); None when none is."""
-    from jtau.dataset_files import dataset_digest
-    from jtau.runtime.compat import runtime_name
     from jtau.runtime.registration import arm_of
 
     datasets = {}
@@ -44,8 +45,6 @@ def provenance(names: list[str]) -> dict | None:
 def stamp_results(path: Path, extra_names: Sequence[str] = ()) -> dict | None:
     """Add the block to tau2's results file `path` for the domain it records (and `extra_names`:
     a task set given with --task-set-name); the block written, or None (no J-tau domain)."""
-    from jtau.util.files import atomic_write
-
     data = path.read_bytes()
     parsed = json.loads(data)
     domain = ((parsed.get("info") or {}).get("environment_info") or {}).get("domain_name")

@@ -28,9 +28,12 @@ import json
 import threading
 from pathlib import Path
 
-from jtau import domains
+from jtau import dataset_files, domains
+from jtau.arm_cache import arm_folder
 from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
+from jtau.errors import InputError
 from jtau.project import Project
+from jtau.runtime.compat import source_environment
 from jtau.runtime.domains import RuntimeDomain, runtime_domains
 
 
@@ -51,8 +54,6 @@ class RegisteredArm:
         return [arm_domain(variant.name, self.arm.name) for variant in self.runtime.spec.variants]
 
     def folder(self) -> Path:
-        from jtau.arm_cache import arm_folder
-        from jtau.errors import InputError
 
         folder = arm_folder(self.source, self.arm.name, self.project)
         if not (folder / "manifest.json").is_file():  # J-tau's own folder, not written yet
@@ -112,8 +113,6 @@ class TauTwin:
         return environment
 
     def registrations(self) -> list[tuple[str, object, object, object]]:
-        from jtau.runtime.compat import source_environment
-
         out = []
         for variant in self.spec.variants:
             name = arm_domain(variant.name, SOURCE_ARM)
@@ -188,7 +187,6 @@ def tasks_of(name: str) -> list[dict]:
     if domain is None:
         base, arm = split_domain(name)
         raise KeyError(f"{name} is not a registered J-tau arm" + ("" if arm else f" ({base} has no arm suffix)"))
-    from jtau import dataset_files
 
     return json.loads(dataset_files.read_bytes(domain.folder(), "tasks.json"))
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from loguru import logger
 
+from jtau import __version__
 from jtau.arms import SOURCE_ARM, split_domain
 from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import project_maps
@@ -35,7 +36,11 @@ from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
 from jtau.runtime.domains import runtime_domains
 from jtau.runtime.overlay import JaDomain
+from jtau.runtime.provenance import stamp_results
 from jtau.runtime.simulate import redact_run_records
+from jtau.util.listing import joined
+from jtau.util.options import llm_args as parse_args
+from jtau.util.secrets import scrub
 
 
 def jtau_domains(project: Project | None = None) -> dict[str, JaDomain]:
@@ -71,9 +76,7 @@ def register(project: Project | None = None, registry=None) -> list[str]:
 def collision_note() -> str | None:
     """One line naming the J-tau names another package had registered in tau2 (SB Intuitions'
     J-tau registers airline_ja, retail_ja, telecom_ja), or None."""
-    from jtau import __version__
     from jtau.runtime.registration import COLLISIONS, SHADOWED
-    from jtau.util.listing import joined
 
     if not COLLISIONS:
         return None
@@ -108,8 +111,6 @@ def tau2_tasks(domain: str, task_ids: list[str] | None = None, num_tasks: int | 
         known = {str(t.id): t for t in tasks}
         missing = [i for i in task_ids if i not in known]
         if missing:
-            from jtau.util.listing import joined
-
             raise InputError(f"{domain} has no task {joined(missing, 5)}")
         tasks = [known[i] for i in task_ids]
     return tasks[:num_tasks] if num_tasks else tasks
@@ -199,7 +200,6 @@ def set_judge(model: str | None, llm_args: str | None) -> None:
     from tau2 import config
     from tau2.evaluator import evaluator_nl_assertions as judge
 
-    from jtau.util.options import llm_args as parse_args
 
     if llm_args is not None:
         config.DEFAULT_LLM_NL_ASSERTIONS_ARGS = judge.DEFAULT_LLM_NL_ASSERTIONS_ARGS = parse_args(llm_args, JUDGE_ARGS)
@@ -249,14 +249,11 @@ def run_tau2(args: list[str], note=None) -> None:
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - tau2's own failure, said in one line
-        from jtau.util.secrets import scrub
 
         raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {error_name(exc)}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
     if run:
         if results.is_file() and (started is None or results.stat().st_mtime != started):
-            from jtau.runtime.provenance import stamp_results
-
             task_set, _ = take_option(args, "--task-set-name")
             stamp_results(results, [task_set] if task_set else [])
         check_results(results, started)
@@ -278,8 +275,6 @@ def remember_failures() -> None:
         try:
             return original(*args, **kwargs)
         except Exception as exc:
-            from jtau.util.secrets import scrub
-
             if not _FIRST_FAILURE:
                 _FIRST_FAILURE.append(f"{error_name(exc)}: {scrub(str(exc)).splitlines()[0] if str(exc) else ''}")
             raise

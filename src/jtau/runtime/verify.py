@@ -30,6 +30,7 @@ from tau2.data_model.tasks import Task
 from tau2.evaluator.evaluator_env import EnvironmentEvaluator
 
 from jtau import domains
+from jtau.arm_cache import arm_folder
 from jtau.arms import JTAU_ARM
 from jtau.arms import arm as arm_named
 from jtau.domain import LocalizedDomain
@@ -227,8 +228,6 @@ def verify(domain: str, project: Project, out_dir: Path, source_dir: Path | None
     maps = project_maps(project)
     profile = arm_named(arm)
     if arm != JTAU_ARM:
-        from jtau.arm_cache import arm_folder
-
         out_dir = arm_folder(domain, arm, project, source_dir)
     localized = LocalizedDomain.read(out_dir, rules)
     localized_environment = runtime.arm_environment(profile, out_dir, maps, rules)

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from jtau.errors import SourceError
+from jtau.util.listing import joined
 
 ENV_VAR = "JTAU_SOURCE"
 TAU2_DATA_ENV = "TAU2_DATA_DIR"
@@ -101,7 +102,6 @@ def find_domain_dir(domain: str, required: list[str], source: Path | None = None
         if all((candidate / name).is_file() for name in required):
             return candidate
     from jtau import domains
-    from jtau.util.listing import joined
 
     if domain in domains.names() and domains.spec(domain).tau3_only and not (root / domain).is_dir():
         raise SourceError(tau3_only(domain, None if origin == "installed tau2 package" else f"{root} ({origin})"))

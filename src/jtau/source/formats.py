@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from jtau.errors import InputError
+from jtau.util.files import dump_json
 from jtau.util.jsonpath import format_path
 from jtau.util.limits import MAX_DEPTH, MAX_NUMBER_DIGITS, TOO_MANY_DIGITS, Numbers, check_data, decode, deep_line
 
@@ -53,6 +54,5 @@ def dump(name: str, data: Any) -> bytes:
         import tomli_w
 
         return tomli_w.dumps(data).encode("utf-8")
-    from jtau.util.files import dump_json
 
     return dump_json(data)

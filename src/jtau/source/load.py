@@ -20,6 +20,7 @@ from jtau.errors import InputError, SourceError
 from jtau.rules import DomainFiles, DomainRules, available, load_rules
 from jtau.source.discover import find_domain_dir, source_root
 from jtau.source.formats import parse
+from jtau.source.schema import check_schema  # (jtau.validate imports this module)
 from jtau.util import jsonpath
 from jtau.util.jsonpath import format_path
 from jtau.util.limits import check_text, decode, read_input
@@ -120,8 +121,6 @@ def check_copies(folder: Path, files: DomainFiles, raw: dict[str, bytes], tasks:
 def check_types(folder: Path, rules: DomainRules, db, tasks: list[dict], label: str = "") -> None:
     """The db and the tasks have the types of tau2's data model (the shipped JSON Schemas),
     before any stage reads a field of them."""
-    from jtau.source.schema import check_schema  # (jtau.validate imports this module)
-
     files = rules.files
     parts = [(files.db, db)] if isinstance(files.db, str) else [(n, db[files.db_part(n)]) for n in files.db_files]
     errors = []

@@ -28,6 +28,7 @@ from jtau.translate.catfiles import Unit, dump_units, format_of, read_units
 from jtau.translate.client import Job
 from jtau.translate.engine import needs_translation
 from jtau.translate.tm import Entry, TranslationMemory
+from jtau.util.files import atomic_write
 from jtau.util.limits import read_input
 from jtau.util.listing import clip
 
@@ -161,7 +162,6 @@ def _write(selected: list[tuple], info: dict[str, dict], path: Path, fmt: str, d
                                 tuple(info[job.key]["refs"][:WHERE_SHOWN]),
                                 {name: rendering for name, (_, rendering) in info[job.key]["placeholders"].items()})
                            for job, entry, state, previous in selected], fmt, domain)
-    from jtau.util.files import atomic_write
 
     atomic_write(path, data)
 

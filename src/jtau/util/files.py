@@ -12,6 +12,8 @@ from pathlib import Path
 
 import orjson
 
+from jtau.errors import InputError
+
 _UMASK = os.umask(0o022)
 os.umask(_UMASK)
 
@@ -90,8 +92,6 @@ def ensure_writable(path: Path, folder: bool = True) -> None:
     """Fail before long work, not after it: `path` (a folder, or a file's folder) can be
     created and written.  Creates nothing: the probe file goes into the nearest folder that
     exists.  Raises InputError naming the path and the reason."""
-    from jtau.errors import InputError
-
     target = path if folder else path.parent
     existing = target
     while not existing.exists() and existing != existing.parent:
@@ -118,8 +118,6 @@ def replace_folder(folder: Path, files: dict[str, bytes], with_it=None, undo=Non
     (`.airline.old-XXXX`), so one an earlier run could not remove is in nobody's way; it is
     removed after the swap, earlier runs' with it, and `warn(message)` names one that stays.
     Returns the names that changed."""
-    from jtau.errors import InputError
-
     changed = [name for name, data in files.items()
                if not (folder / name).is_file() or (folder / name).read_bytes() != data]
     if not changed and not (set(_files_in(folder)) - set(files)):
