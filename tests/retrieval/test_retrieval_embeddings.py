@@ -209,4 +209,8 @@ def test_jtau_banking_embed_bad_input_exits_2(tmp_path):
     dry = run_embed("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--documents", str(SAMPLE),
                     "--out", str(tmp_path / "x.pkl"), "--dry-run")
     assert dry.returncode == 0 and "would embed 60 documents" in dry.stdout and not (tmp_path / "x.pkl").exists()
+    no_arm = run_embed("--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--documents", str(SAMPLE),
+                       "--out", str(tmp_path / "y.pkl"), "--arm", "xx")  # named even where --documents says where
+    assert no_arm.returncode == 2 and not (tmp_path / "y.pkl").exists()
+    assert no_arm.stderr.strip().endswith("--arm xx: no such arm; arms: en, ja-entities, ja-text, ja")
     assert ROOT.is_dir()

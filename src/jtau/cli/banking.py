@@ -44,12 +44,12 @@ def embed(
     from jtau.util.files import ensure_writable
 
     try:
-        if arm == "en":
+        if arm_named(arm) == "en":  # an arm, whether or not --documents names the folder
             raise InputError("--arm en is tau2's own banking_knowledge, which embeds its documents itself")
         if documents is None:
             from jtau.arm_cache import arm_folder
 
-            documents = arm_folder("banking_knowledge", arm_named(arm), Project.find()) / "documents"
+            documents = arm_folder("banking_knowledge", arm, Project.find()) / "documents"
         folder = documents
         docs = emb.load_documents(folder)
         endpoint = emb.endpoint_from_env(base_url or os.environ.get("JTAU_EMBED_BASE_URL")
