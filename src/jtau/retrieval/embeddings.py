@@ -97,16 +97,16 @@ class Client:
 
     def embed(self, texts: Sequence[str], dimension: int | None = None) -> np.ndarray:
         """One request's vectors (float32, one row per text), retried until valid."""
-        last = "no attempt"
+        last, hint = "no attempt", ""
         for attempt in range(self.settings.attempts):
             try:
                 return self._request(list(texts), dimension)
             except Transient as exc:
-                last = str(exc)
+                last, hint = str(exc), ": is the endpoint running?" if exc.unreachable else ""
                 if attempt + 1 < self.settings.attempts:
                     self.sleep(self.settings.wait(attempt, exc))
         raise EndpointError(f"embeddings endpoint {public_url(self.endpoint.base_url)} failed "
-                         f"{counted(self.settings.attempts, 'attempt')} (last: {last}); nothing written")
+                            f"{counted(self.settings.attempts, 'attempt')} (last: {last}{hint}); nothing written")
 
     def _request(self, texts: list[str], dimension: int | None) -> np.ndarray:
         import httpx
@@ -118,7 +118,7 @@ class Client:
         except httpx.TimeoutException:
             raise Transient(f"timeout after {self.settings.timeout:g} s") from None
         except httpx.TransportError:
-            raise Transient(f"cannot connect to {public_url(self.endpoint.base_url)}") from None
+            raise Transient(f"cannot connect to {public_url(self.endpoint.base_url)}", unreachable=True) from None
         status = response.status_code
         if transient_status(status):
             raise Transient(f"HTTP {status}", retry_after(response.headers))
