@@ -77,9 +77,9 @@ def test_the_developers_map_matches_the_tree():
     assert sorted(here - named) == [] and sorted(named - here) == []
 
 
-def imports(tree) -> tuple[list, list]:
-    """(the module's top-level imports, those inside functions and classes) of a parsed module;
-    `if TYPE_CHECKING:` blocks count as neither."""
+def statements(tree) -> tuple[list, list]:
+    """(the module's top-level import statements, those inside functions and classes) of a parsed
+    module; `if TYPE_CHECKING:` blocks count as neither."""
     import ast
 
     top = [node for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))]
@@ -90,40 +90,39 @@ def imports(tree) -> tuple[list, list]:
 
 
 def needless_lazy_imports() -> list[str]:
-    """Imports of jtau modules inside functions, outside cli/, of a module whose import pulls in no
-    third-party package (at its top, however indirectly): such an import saves nothing, and hides
-    what a module needs.  A lazy import stays where it keeps `jtau --help` fast (cli/) or tau2,
-    numpy and the other third-party packages optional until used."""
+    """Imports of jtau modules inside functions, outside cli/, that load no third-party package the
+    importing module has not loaded already at its top (however indirectly): such an import saves
+    nothing, and hides what a module needs.  A lazy import stays where it keeps `jtau --help` fast
+    (cli/) or tau2, numpy and the other third-party packages unloaded until used."""
     import ast
     import sys
-    from functools import cache
 
-    from test_structure import SRC
+    from test_structure import imported, modules
 
-    paths = {".".join(p.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__"): p
-             for p in (SRC / "jtau").rglob("*.py")}
+    paths = modules()
     parsed = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in paths.items()}
+    loads: dict[str, frozenset[str]] = {}
 
-    def names(node, module: str) -> list[str]:
-        if isinstance(node, ast.Import):
-            return [alias.name for alias in node.names]
-        base = node.module or ""
-        if node.level:
-            package = module if paths[module].name == "__init__.py" else module.rpartition(".")[0]
-            base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
-        return [f"{base}.{a.name}" if f"{base}.{a.name}" in paths else base for a in node.names]
-
-    @cache
-    def third_party(module: str, seen: frozenset = frozenset()) -> bool:
-        if module not in paths:
-            root = module.split(".")[0]
-            return root != "jtau" and root not in sys.stdlib_module_names
-        return any(third_party(name, seen | {module}) for node in imports(parsed[module])[0]
-                   for name in names(node, module) if name not in seen | {module})
+    def third_party(module: str) -> frozenset[str]:
+        """The third-party packages importing `module` loads."""
+        if module not in loads:
+            found, todo, seen = set(), [module], {module}
+            while todo:
+                current = todo.pop()
+                for node in statements(parsed[current])[0]:
+                    for name in imported(node, current, paths):
+                        if name in paths and name not in seen:
+                            seen.add(name)
+                            todo.append(name)
+                        elif name not in paths and name.split(".")[0] not in ("jtau", *sys.stdlib_module_names):
+                            found.add(name.split(".")[0])
+            loads[module] = frozenset(found)
+        return loads[module]
 
     return sorted(f"{module}:{node.lineno} imports {name}" for module, tree in parsed.items()
-                  if not module.startswith("jtau.cli") for node in imports(tree)[1]
-                  for name in names(node, module) if name in paths and not third_party(name))
+                  if not module.startswith("jtau.cli") for node in statements(tree)[1]
+                  for name in imported(node, module, paths)
+                  if name in paths and third_party(name) <= third_party(module))
 
 
 def test_lazy_imports_only_where_they_keep_a_package_optional():

@@ -8,28 +8,33 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 
 
+def modules() -> dict[str, Path]:
+    """jtau module name -> its file."""
+    return {".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__"): path
+            for path in (SRC / "jtau").rglob("*.py")}
+
+
+def imported(node: ast.Import | ast.ImportFrom, module: str, paths: dict[str, Path]) -> list[str]:
+    """What an import statement of `module` imports: module names, relative ones resolved (`from a
+    import b` is module a.b where there is one, else a)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    base = node.module or ""
+    if node.level:
+        package = module if paths[module].name == "__init__.py" else module.rpartition(".")[0]
+        parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+        base = ".".join(parts + ([node.module] if node.module else []))
+    return [f"{base}.{alias.name}" if f"{base}.{alias.name}" in paths else base for alias in node.names]
+
+
 def import_graph() -> dict[str, set[str]]:
     """jtau module -> the jtau modules it imports anywhere in its body (lazy imports too)."""
-    modules = {}
-    for path in (SRC / "jtau").rglob("*.py"):
-        name = ".".join(path.relative_to(SRC).with_suffix("").parts).removesuffix(".__init__")
-        modules[name] = path
+    paths = modules()
     graph = {}
-    for name, path in modules.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        edges = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                edges |= {alias.name for alias in node.names if alias.name in modules}
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
-                    base = ".".join(parts + ([node.module] if node.module else []))
-                for alias in node.names:
-                    target = f"{base}.{alias.name}"
-                    edges.add(target if target in modules else base)
-        graph[name] = {edge for edge in edges if edge in modules and edge != name}
+    for name, path in paths.items():
+        edges = {target for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) for target in imported(node, name, paths)}
+        graph[name] = {edge for edge in edges if edge in paths and edge != name}
     return graph
 
 

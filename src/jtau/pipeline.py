@@ -34,6 +34,7 @@ from jtau.swap.structured import Problem, localize_db, localize_task_structure
 from jtau.text import Recognizer, Renderer
 from jtau.text.fields import TextFields
 from jtau.text.graph import label_lines, labels, with_labels
+from jtau.text.notation import Notation
 from jtau.translate.client import Endpoint, MTClient, Settings
 from jtau.translate.engine import Stats, Translator
 from jtau.translate.tm import TranslationMemory
@@ -234,8 +235,6 @@ def notation_in_arm(documents: dict, policies: dict, db, rules: DomainRules, map
     descriptions (text/notation.py): currency, argument examples, date formats and zones of the
     arm's entities, in its text ("the amount in USD" -> "in JPY" in `ja-entities`; 「1ポイントあたり
     1.25円」 -> 「$0.0125」 in `ja-text`)."""
-    from jtau.text.notation import Notation
-
     notation = Notation(maps)
     convert = notation.english_in_jtau if arm.localizes_entities else notation.japanese_in_source
     for document in documents.values():

@@ -167,7 +167,6 @@ class Runner:
         return shard_of(out, self.shard)
 
     def attempt(self, simulation: Simulation, task, settings) -> None:
-
         error: tuple[Exception, TracebackType | None, int] | None = None
         for attempt in range(1, self.max_retries + 2):
             if self.stop.is_set():

@@ -33,6 +33,7 @@ from jtau.errors import InputError, OutOfDate
 from jtau.project import DATASET_DIR, Project, refuse_installed
 from jtau.release.card import DomainFacts, dataset_card
 from jtau.release.wheel import build_wheel
+from jtau.runtime.domains import runtime_domain
 from jtau.util.files import replace_folder
 from jtau.util.listing import first
 
@@ -167,8 +168,6 @@ def package_files(root: Path) -> dict[str, bytes]:
 
 def facts_of(project: Project, domain: Domain) -> DomainFacts:
     """What the card says of a domain, counted from its files."""
-    from jtau.runtime.domains import runtime_domain
-
     manifest = domain.manifest
     tasks = json.loads(domain.files["tasks.json"])
     memory: Counter = Counter()

@@ -61,6 +61,7 @@ from jtau.retention import usage
 from jtau.retention.arrays import MAX_BUCKET, Draws, GroupArrays, Scored, floors, ordered_sums
 from jtau.retention.canonical import Canonicalizer, localized_space
 from jtau.retention.cell import Cell, Level
+from jtau.retention.outcomes import outcomes
 from jtau.retention.traces import TRANSLATE
 
 LEVELS = ("route", "full")
@@ -479,8 +480,6 @@ def analyze_pair(g: Group, source: Side, target: Side, permutations: int, bootst
                        for side in (source, target) if g.provenance[side]},
     }
     if details:
-        from jtau.retention.outcomes import outcomes
-
         cell.update(outcomes(g, source, target, labels, pairs))  # type: ignore[typeddict-item]  # its keys: Cell's
     return cell
 

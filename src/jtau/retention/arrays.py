@@ -188,6 +188,11 @@ class Within:
     count: np.ndarray
 
 
+def _ramps(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c - 1 for each count c, one after another."""
+    return np.arange(int(counts.sum())) - np.repeat(np.cumsum(counts) - counts, counts)
+
+
 def _combos(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Every pair (l, r) of indices with left[l] == right[r] (both sorted ascending), by that value,
     then l, then r."""
@@ -195,8 +200,7 @@ def _combos(left: np.ndarray, right: np.ndarray) -> tuple[np.ndarray, np.ndarray
     r_first = np.searchsorted(right, values, "left")
     r_count = np.searchsorted(right, values, "right") - r_first
     combos = l_count * r_count
-    group = np.repeat(np.arange(len(values)), combos)
-    index = np.arange(int(combos.sum())) - (np.cumsum(combos) - combos)[group]  # of a pair among its value's
+    group, index = np.repeat(np.arange(len(values)), combos), _ramps(combos)  # index: of a pair among its value's
     return l_first[group] + index // r_count[group], r_first[group] + index % r_count[group]
 
 
@@ -220,7 +224,7 @@ def within(sequences: Sequences, rollouts: SideRollouts, ids: np.ndarray) -> Wit
         return Within(Scored(none, np.zeros(0), none, none, 0), np.zeros(len(count)), np.zeros(len(count), np.int64))
     width = int(count.max())
     earlier = np.repeat(first, later)
-    j = earlier + 1 + np.arange(int(later.sum())) - np.repeat(np.cumsum(later) - later, later)
+    j = earlier + 1 + _ramps(later)
     base = (task[earlier] * width + position[earlier]) * width
     occurrences = np.sort((task * width + position) * width + rank)
     before = np.searchsorted(occurrences, base + rank[j]) - np.searchsorted(occurrences, base)
@@ -274,10 +278,11 @@ def cross(sequences: Sequences, source: SideRollouts, source_ids: np.ndarray, ta
         x, y = _combos(sk // width, tk // width)
         key = (sk[x] // width // values * width + sk[x] % width) * width + tk[y] % width
         np.add.at(n, np.searchsorted(pairs, key), sign * sc[x] * tc[y])
-    kept = pairs[n > 0]
-    pair_task, a_position, b_position = kept // (width * width), kept // width % width, kept % width
+    kept = n > 0
+    key = pairs[kept]
+    pair_task, a_position, b_position = key // (width * width), key // width % width, key % width
     return score(sequences, pair_task, source_ids[source.start[pair_task] + a_position],
-                 target_ids[target.start[pair_task] + b_position], n[n > 0])
+                 target_ids[target.start[pair_task] + b_position], n[kept])
 
 
 class GroupArrays:

@@ -25,6 +25,7 @@ from decimal import Decimal
 import orjson
 
 from jtau.arms import ARMS
+from jtau.domains import source_of
 from jtau.maps.model import EntityMaps
 from jtau.retention.diagnostics import ActionChecks
 from jtau.rules import DomainRules, available, load_rules
@@ -59,8 +60,6 @@ def localized_space(language: str) -> bool:
 def rules_of(benchmark: str) -> DomainRules | None:
     """The J-tau domain rules of a tau2 domain name without its arm (`telecom-workflow` is
     telecom's tasks under another policy: its spec's variants, jtau.domains)."""
-    from jtau.domains import source_of
-
     found = source_of(f"{benchmark}_ja")
     name = found[0] if found else benchmark
     return load_rules(name) if name in available() else None

@@ -34,6 +34,8 @@ from jtau.retention.analysis import (
 from jtau.retention.arrays import GroupArrays
 from jtau.retention.canonical import Canonicalizer
 from jtau.retention.cell import Cell, Study
+from jtau.retention.decompose import decompose
+from jtau.retention.summary import language_counts, summarize
 from jtau.retention.traces import Trace, TraceFiles
 from jtau.util.gcpause import gc_paused
 from jtau.util.listing import first
@@ -84,8 +86,6 @@ def analyze_part(part: int, parts: int, source, canonical, options: dict, count:
     """One process' share: ("error", where, error) for the first failure it meets (where: the
     rollout read, or after reading the group whose cell failed), else ("cells", [(key, cells)],
     per-language counts, [(key, decomposition)])."""
-    from jtau.retention.summary import language_counts
-
     owner, at = Owner(part, parts), [0, 0]
     try:
         groups = analysis.group(owner.traces(source, at), canonical, options["details"])
@@ -113,8 +113,6 @@ def analyze_part(part: int, parts: int, source, canonical, options: dict, count:
         count(part, -len(done))
     decomposition = []
     if options["details"]:
-        from jtau.retention.decompose import decompose
-
         decomposition = [(key, decompose({key: groups[key]}, options["bootstrap"])) for key in keys]
     return "cells", cells, language_counts(groups.values()), decomposition
 
@@ -216,8 +214,6 @@ def analyze(traces, canonical: Canonicalizer, source: str = "en", target: str | 
         raise InputError(f"{where}: {len(empty)} cell{'s have' if len(empty) > 1 else ' has'} no pair of rollouts to "
                          "compare (each side needs a task with two completed trials, and the two sides trials of "
                          "different seeds)", first(empty))
-    from jtau.retention.summary import summarize
-
     return Study(results, summarize(results, counts=counts), decomposed if details else [])
 
 
@@ -225,8 +221,6 @@ def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | N
                   bootstrap: int, progress, baseline: str, pairs, details: bool, workers: int | None
                   ) -> tuple[list[Cell], dict, list[dict]]:
     """analyze's cells, per-language counts and decomposition of traces grouped in this process."""
-    from jtau.retention.summary import language_counts
-
     groups = group(traces, canonical, details)
     wanted = language_pairs(groups, source, [target] if target else None, pairs)
     jobs = [(key, a, b) for key in sorted(groups) for s, t in wanted for a, b in side_pairs(groups[key], s, t)]
@@ -240,7 +234,5 @@ def _analyze_here(traces, canonical: Canonicalizer, source: str, target: str | N
             cell["retention_unmeasured"] = ONE_TRIAL
     decomposed = []
     if details:
-        from jtau.retention.decompose import decompose
-
         decomposed = decompose(groups, bootstrap)
     return results, language_counts(groups.values()), decomposed

@@ -9,8 +9,6 @@ from collections.abc import Callable
 from jtau.errors import InputError
 from jtau.retention.cell import Study
 
-__all__ = ["Study", "study"]
-
 
 def study(traces, source: str = "en", target: str | None = None, pairs: list[tuple[str, str]] | None = None,
           permutations: int = 1000, bootstrap: int = 1000, baseline: str = "pooled", details: bool = True,

@@ -122,7 +122,7 @@ def language_shares(counts: dict[str, Counter]) -> dict:
             for language, c in sorted(counts.items()) if "calls" in c}
 
 
-def summarize(cells: list[Cell], groups=None, counts: dict[str, Counter] | None = None) -> dict:
-    """The summary of `cells`, its languages from `groups` or from their `counts` (language_counts)."""
+def summarize(cells: list[Cell], counts: dict[str, Counter]) -> dict:
+    """The summary of `cells`, its languages from their rollouts' `counts` (language_counts)."""
     return {"rows": temperature_rows(cells), "across_models": across_models(cells),
-            "languages": language_shares(language_counts(groups) if counts is None else counts)}
+            "languages": language_shares(counts)}

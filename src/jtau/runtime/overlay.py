@@ -32,6 +32,7 @@ from jtau.runtime.compat import adapt_task
 from jtau.runtime.messages import render, table
 from jtau.runtime.tool_errors import japanese_error
 from jtau.swap.money import yen_in
+from jtau.text.notation import Notation
 
 ARG_TYPE = re.compile(r"^\s*(\w+)\s*\(([^)]+)\)\s*:", re.MULTILINE)
 DB = TypeVar("DB", bound=BaseModel)
@@ -74,8 +75,6 @@ def arm_descriptions(domain: str, arm, maps,
     """(the descriptions table, a function of tau2's English docstrings or None) of an arm
     (jtau.arms): J-tau's Japanese table; the same in the source's notation (`ja-text`); tau2's
     English in J-tau's notation (`ja-entities`: text/notation.py); tau2's own (`en`)."""
-    from jtau.text.notation import Notation
-
     if arm.japanese_text:
         texts = descriptions(domain, toolkit)
         return (texts if arm.localizes_entities else Notation(maps).table_in_source(texts)), None

@@ -32,7 +32,9 @@ from jtau import dataset_files, domains
 from jtau.arm_cache import arm_folder
 from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
 from jtau.errors import InputError
+from jtau.maps import project_maps
 from jtau.project import Project
+from jtau.rules import load_rules
 from jtau.runtime.compat import source_environment
 from jtau.runtime.domains import RuntimeDomain, runtime_domains
 
@@ -54,7 +56,6 @@ class RegisteredArm:
         return [arm_domain(variant.name, self.arm.name) for variant in self.runtime.spec.variants]
 
     def folder(self) -> Path:
-
         folder = arm_folder(self.source, self.arm.name, self.project)
         if not (folder / "manifest.json").is_file():  # J-tau's own folder, not written yet
             raise InputError(f"{folder}: no J-tau {self.source} here: run jtau localize {self.source}")
@@ -64,8 +65,6 @@ class RegisteredArm:
         """The domain object (its `registrations()` as tau2's registry takes them), made once."""
         with self._lock:
             if self._made is None:
-                from jtau.maps import project_maps
-                from jtau.rules import load_rules
 
                 folder = self.folder()
                 if self.arm.name == SOURCE_ARM:

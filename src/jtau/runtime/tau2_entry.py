@@ -32,12 +32,15 @@ from jtau.errors import CheckFailed, InputError, error_name
 from jtau.maps import project_maps
 from jtau.project import Project
 from jtau.rules import load_rules
+from jtau.runtime import registration
 from jtau.runtime.communicate import install as install_communicate
 from jtau.runtime.compat import is_tau3, require_tau2_data, results_file
 from jtau.runtime.domains import runtime_domains
 from jtau.runtime.overlay import JaDomain
 from jtau.runtime.provenance import stamp_results
+from jtau.runtime.registration import arm_of, register_arms
 from jtau.runtime.simulate import redact_run_records
+from jtau.runtime.user import register_users
 from jtau.util.listing import joined
 from jtau.util.options import llm_args as parse_args
 from jtau.util.secrets import scrub
@@ -60,8 +63,6 @@ def register(project: Project | None = None, registry=None) -> list[str]:
         from tau2.registry import registry as tau2_registry
 
         registry = tau2_registry
-    from jtau.runtime.registration import register_arms
-    from jtau.runtime.user import register_users
 
     register_users(registry)
     names = register_arms(registry, project)
@@ -76,14 +77,13 @@ def register(project: Project | None = None, registry=None) -> list[str]:
 def collision_note() -> str | None:
     """One line naming the J-tau names another package had registered in tau2 (SB Intuitions'
     J-tau registers airline_ja, retail_ja, telecom_ja), or None."""
-    from jtau.runtime.registration import COLLISIONS, SHADOWED
-
-    if not COLLISIONS:
+    collisions, shadowed = registration.COLLISIONS, registration.SHADOWED  # as registering left them
+    if not collisions:
         return None
-    modules = sorted(set(COLLISIONS.values()))
-    names = sorted(COLLISIONS)
-    if SHADOWED:
-        return (f"note: tau2 already has {joined(sorted(SHADOWED), 6)} from {', '.join(modules)}, another benchmark: "
+    modules = sorted(set(collisions.values()))
+    names = sorted(collisions)
+    if shadowed:
+        return (f"note: tau2 already has {joined(sorted(shadowed), 6)} from {', '.join(modules)}, another benchmark: "
                 "jtau could not replace them, so these names run THAT benchmark, not J-tau")
     return (f"note: tau2 already had {joined(names, 6)} from {', '.join(modules)}, another benchmark of the same "
             f"names: jtau tau2 runs J-tau's (jtau {__version__}); its results name J-tau and its dataset digest")
@@ -91,8 +91,6 @@ def collision_note() -> str | None:
 
 def dataset_folder(name: str) -> Path | None:
     """The folder of J-tau data a registered arm runs on (for the dataset digest), made if need be."""
-    from jtau.runtime.registration import arm_of
-
     domain = arm_of(name)
     return domain.folder() if domain is not None else None
 

@@ -16,7 +16,7 @@ from collections import Counter
 
 from jtau.glossary import EMPTY, Glossary
 from jtau.maps.model import EntityMaps
-from jtau.rules import FrozenToken, NotMoney
+from jtau.rules import FrozenToken, NotMoney, known_tokens
 from jtau.text.template import Entity, Template
 
 MONTHS = ("January February March April May June July August September October "
@@ -130,8 +130,6 @@ class Recognizer:
     def for_rules(cls, maps: EntityMaps, rules, db, glossary: Glossary = EMPTY) -> "Recognizer":
         """The recognizer of a domain's text: its frozen tokens (known from `db`), lexicon, money
         rules (`not_money`, `money_in_words`, `bare_amounts`)."""
-        from jtau.rules import known_tokens
-
         return cls(maps, rules.tasks.frozen_tokens, known_tokens(rules, db), glossary,
                    whole_entities=rules.whole_entities, not_money=rules.not_money,
                    money_in_words=rules.money_in_words, bare_amounts=rules.bare_amounts)

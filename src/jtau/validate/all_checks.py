@@ -23,7 +23,9 @@ from jtau.maps.model import EntityMaps
 from jtau.rules import MONEY_KINDS, DomainRules, identities
 from jtau.source import SourceDomain
 from jtau.source.schema import check_schema
+from jtau.swap.localizer import Localizer
 from jtau.text.recognize import Recognizer
+from jtau.text.render import Renderer
 from jtau.validate import hometowns, integrity, language, leaks, money, text_money
 from jtau.validate.finding import Finding, placed
 from jtau.validate.locale import check_texts, task_texts
@@ -145,8 +147,6 @@ def _hometowns(source: SourceDomain, out: LocalizedDomain, maps: EntityMaps, rul
                glossary: Glossary, arm: Arm, recognizer=None) -> tuple[list[Finding], int]:
     """validate/hometowns.py: each hometown the source confirms, as the arm renders it."""
     recognizer = recognizer or Recognizer.for_rules(maps, rules, source.db, glossary)
-    from jtau.swap.localizer import Localizer
-    from jtau.text.render import Renderer
 
     customers = rules.customers
     assert customers is not None  # validate_domain checks hometowns only for rules with customers

@@ -17,6 +17,7 @@ from jtau.translate.check import JAPANESE, LATIN_WORD, code_like, without_litera
 from jtau.util import jsonpath
 from jtau.util.listing import joined
 from jtau.validate.finding import WARNING, Finding
+from jtau.validate.leaks import leak_terms
 
 LATIN_LETTER = re.compile(r"[A-Za-z]")
 EMAILS = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+")
@@ -124,8 +125,6 @@ def source_entity_words(maps) -> frozenset[str]:
     banking's people, addresses, phones, merchants and words): a Japanese text of an arm with the
     source's entities (`ja-text`) writes them as the source does (`Mei Brown`, `New York`,
     `1-800-RHO-ACCT`)."""
-    from jtau.validate.leaks import leak_terms
-
     banking = maps.banking
     return latin_of([*leak_terms(maps), *banking.people, *banking.addresses, *banking.phones, *banking.merchants,
                      *banking.text_words,

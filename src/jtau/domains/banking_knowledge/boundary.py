@@ -32,6 +32,7 @@ from jtau.swap import notations
 from jtau.swap.localizer import Localizer, Unmapped
 from jtau.swap.money import YEN_SIGN
 from jtau.swap.structured import nested_call
+from jtau.text.notation import Notation
 from jtau.util import jsonpath
 
 # the kinds whose J-tau form differs from the form tau2's code parses, and back (after a call:
@@ -67,7 +68,6 @@ class Boundary:
         if self.arm.localizes_entities:
             self.messages = banking_messages()
         else:  # Japanese messages in the source's notation (`ja-text`: $25, MM/DD/YYYY, EST)
-            from jtau.text.notation import Notation
 
             self.messages = table_in(MESSAGES, Notation(maps).japanese_in_source)
         self.rate = maps.locale.currency.rate
