@@ -306,6 +306,42 @@ def test_an_interrupted_experiment_continues_and_another_plan_is_refused(tmp_pat
     assert set(manifest["datasets"]) == {"airline_en", "airline_ja"}
 
 
+def test_a_tool_that_changes_a_shared_record_stops_the_run_before_its_result_is_kept(tmp_path, monkeypatch):
+    """A run's environments share one db (runtime/registration.py): a tool that broke the contract
+    (changed a record it reached by iterating) stops the run after that simulation, unwritten.
+    (`en` runs tau2's own AirlineTools, which the test changes.)"""
+    import functools
+
+    from tau2.domains.airline.tools import AirlineTools
+
+    from jtau.errors import CheckFailed
+    from jtau.experiment.calibrate import scripted_plan, scripted_server
+    from jtau.experiment.runner import run_experiment
+    from jtau.runtime import registration
+
+    original, changed = AirlineTools.get_user_details, []
+
+    @functools.wraps(original)  # keeps tau2's tool marks
+    def changes_what_it_iterates(self, user_id):
+        flight = next(iter(self.db.flights.values()))  # a shared record, reached by iterating
+        changed.append((flight, flight.origin))
+        flight.origin = "XXX"
+        return original(self, user_id)
+
+    folder = tmp_path / "exp"
+    with scripted_server(["airline"], task_ids=["5"]) as server:
+        plan = scripted_plan(["airline"], ["en"], ["user_simulator_ja"], 1, ["5"], url=server.url)
+        monkeypatch.setattr(AirlineTools, "get_user_details", changes_what_it_iterates)
+        try:
+            with pytest.raises(CheckFailed, match=r"^airline_en: a tool changed in place a record of the database"):
+                run_experiment(folder, plan, 1, 0)
+        finally:
+            for flight, origin in reversed(changed):  # this process's later runs share the same db
+                flight.origin = origin
+    assert changed and not list((folder / "simulations").glob("*/*/*.json"))
+    registration.check_shared_records("airline_en")
+
+
 def test_one_arm_and_one_trial_check_each_sides_rewards_and_failures(tmp_path):
     """Without a pair to compare (one arm, one trial: a scripted run of J-tau alone) calibration
     checks each side: a dropped golden call lowers its reward, a malformed one is a failure."""

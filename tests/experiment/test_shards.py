@@ -1,7 +1,7 @@
 """Shards (`jtau experiment run --shard K/N`): every shard runs its part of the plan, computed from
 the plan alone; shards share one folder or write one each; the report of the parts is the report
-of one unsharded run, every number.  On a real one-node Slurm cluster (tests/slurmkit.py): an
-`sbatch --array=0-3` job, and a shard killed halfway and resubmitted."""
+of one unsharded run, every number.  On a real one-node Slurm cluster (tests/slurmkit.py): a
+shard killed halfway, then an `sbatch --array=0-3` job that completes the experiment."""
 
 from __future__ import annotations
 
@@ -113,15 +113,10 @@ exec {sys.executable} -m jtau {args} --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_
     return str(script)
 
 
-def test_a_slurm_array_job_reports_as_one_unsharded_run(cluster, scripted, unsharded, tmp_path):
-    folder = tmp_path / "exp"
-    job = cluster.sbatch("--array=0-3", job_script(tmp_path, scripted, folder))
-    cluster.wait(job)
-    assert simulations(folder) == simulations(unsharded), [p.read_text() for p in tmp_path.glob("slurm-*.out")]
-    assert numbers(tmp_path, folder) == numbers(tmp_path, unsharded)
-
-
-def test_a_shard_killed_halfway_and_resubmitted_completes_the_experiment(cluster, scripted, unsharded, tmp_path):
+def test_a_shard_killed_halfway_and_an_array_job_over_all_shards_complete_the_experiment(cluster, scripted, unsharded,
+                                                                                         tmp_path):
+    """Shard 0 of 4 is killed after its first simulation; `sbatch --array=0-3` then runs every
+    shard (shard 0 only what it lacks), and the report is the unsharded run's."""
     server, _ = scripted
     answer = server.agent
 
@@ -145,5 +140,5 @@ def test_a_shard_killed_halfway_and_resubmitted_completes_the_experiment(cluster
         cluster.wait(again)
     finally:
         server.agent = answer
-    assert simulations(folder) == simulations(unsharded)
+    assert simulations(folder) == simulations(unsharded), [p.read_text() for p in tmp_path.glob("slurm-*.out")]
     assert numbers(tmp_path, folder) == numbers(tmp_path, unsharded)

@@ -10,6 +10,7 @@ import pytest
 from tau2.data_model.tasks import Task
 
 from conftest import PROJECT, ROOT
+from jtau.errors import CheckFailed
 from jtau.pipeline import load_repaired
 from jtau.rules import load_rules
 from jtau.runtime.domains import runtime_domain
@@ -95,3 +96,36 @@ def test_verify_stops_when_a_task_changes_a_shared_record(monkeypatch):
     monkeypatch.setattr(AirlineTools, "search_direct_flight", changes_what_it_iterates)
     with pytest.raises(CheckFailed, match=r"task 9: a tool changed a shared source db record in place"):
         verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "9"}, reads=False)
+
+
+# --- the environments of a run (runtime/registration.py): three a simulation, over one shared db ---
+
+@pytest.mark.parametrize("name", ["airline_en", "airline_ja", "retail_ja-entities"])
+def test_a_registered_arms_environments_share_one_db_and_hash_as_tau2(name):
+    from tau2.registry import registry
+    from tau2.utils.utils import get_dict_hash
+
+    from jtau.runtime.registration import check_shared_records
+    from jtau.runtime.tau2_entry import register
+
+    register(PROJECT, registry)
+    make = registry.get_env_constructor(name)
+    first, second = make(), make(solo_mode=False)
+    users_first, users_second = first.tools.db.users, second.tools.db.users
+    user_id = next(iter(users_first))
+    assert dict.__getitem__(users_first, user_id) is dict.__getitem__(users_second, user_id)  # one record, shared
+    pristine = get_dict_hash(first.tools.db.model_dump())  # tau2's own hash
+    assert first.get_db_hash() == second.get_db_hash() == pristine
+    users_first[user_id].email = "changed@example.com"  # as tools change a record: after a key lookup
+    assert first.get_db_hash() == get_dict_hash(first.tools.db.model_dump()) != pristine
+    assert second.get_db_hash() == make().get_db_hash() == pristine
+    check_shared_records(name)
+    shared = next(iter(users_second.values()))  # reached by iterating: the shared record itself
+    email = shared.email
+    try:
+        shared.email = "changed@example.com"
+        with pytest.raises(CheckFailed, match=rf"^{name}: a tool changed in place a record of the database"):
+            check_shared_records(name)
+    finally:
+        shared.email = email
+    check_shared_records(name)

@@ -8,12 +8,14 @@ from pathlib import Path
 import orjson
 
 from jtau.arms import split_domain
+from jtau.domains import source_of
 from jtau.errors import InputError
 from jtau.experiment.runner import read_manifest
 from jtau.retention import usage
 from jtau.retention.diagnostics import judge_diagnostics
 from jtau.retention.importers import RunInfo, simulation_trace
 from jtau.retention.traces import Trace
+from jtau.runtime.domains import runtime_domain
 
 
 def temperature_of(plan: dict, where: str) -> float:
@@ -25,9 +27,6 @@ def temperature_of(plan: dict, where: str) -> float:
 
 def takes_retrieval(domain: str) -> bool:
     """Whether a domain's runs depend on the retrieval configuration (banking_knowledge)."""
-    from jtau.domains import source_of
-    from jtau.runtime.domains import runtime_domain
-
     found = source_of(domain)
     return bool(found and runtime_domain(found[0]).retrieval)
 

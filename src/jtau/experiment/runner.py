@@ -39,6 +39,7 @@ from jtau.errors import InputError, error_name
 from jtau.experiment.plan import Plan, Simulation
 from jtau.retention.importers import FAILURES
 from jtau.runtime import calls
+from jtau.runtime.registration import check_shared_records
 from jtau.runtime.simulate import Settings, redact_run_records, run_one
 from jtau.util.files import atomic_write, create_once
 from jtau.util.listing import joined
@@ -178,6 +179,7 @@ class Runner:
                 calls.finish()
                 error = (exc, exc.__traceback__, attempt)
                 continue
+            check_shared_records(simulation.domain)  # a broken contract stops the run, this result unkept
             self.write(simulation, record, attempt, calls.finish())
             return
         assert error is not None  # at least one attempt ran (max_retries >= 0), and each that did not return failed

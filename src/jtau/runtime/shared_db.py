@@ -1,4 +1,5 @@
-"""One validated database shared by many environments (`jtau verify`).
+"""One validated database shared by many environments (`jtau verify`, and every simulation of a
+process: runtime/registration.py).
 
 `jtau verify` builds six environments a task (a replay and tau2's gold and predicted
 environments, on each side) and hashes four whole databases; for the 7 MB airline db that
@@ -15,6 +16,9 @@ shared record in place; `jtau verify` checks it after every batch of tasks.
 
 Telecom's tools change records they find by iterating lists, so its dbs are `Validated`
 anew for each environment (the db is small).
+
+What holds for the golden actions holds for any agent's: the contract is one of tau2's tool
+code, not of the calls.  A run still checks it (`changed()`) after each simulation.
 """
 
 from __future__ import annotations
@@ -73,7 +77,17 @@ class Shared:
     """A db model validated once; `fresh()` is a new db over its records."""
 
     def __init__(self, model: type[BaseModel], data: dict):
-        self.db = model.model_validate(data)
+        self._adopt(model.model_validate(data))
+
+    @classmethod
+    def adopt(cls, db: BaseModel) -> "Shared":
+        """Shared over `db`, a db just loaded and handed to nothing else (it is never changed)."""
+        shared = cls.__new__(cls)
+        shared._adopt(db)
+        return shared
+
+    def _adopt(self, db: BaseModel) -> None:
+        self.db = db
         self.collections = {name for name, value in self.db.__dict__.items()
                             if isinstance(value, dict) and all(isinstance(v, BaseModel) for v in value.values())}
         self._dump = self.db.model_dump()

@@ -250,6 +250,7 @@ def run_tau2(args: list[str], note=None) -> None:
 
         raise CheckFailed(f"tau2 {args[0] if args else ''} failed: {error_name(exc)}: "
                           f"{scrub(str(exc)).splitlines()[0] if str(exc) else ''}"[:500]) from None
+    registration.check_shared_records()  # tau2's results are kept only over unchanged shared dbs
     if run:
         if results.is_file() and (started is None or results.stat().st_mtime != started):
             task_set, _ = take_option(args, "--task-set-name")
