@@ -27,9 +27,15 @@ GOLDEN_EXAMPLE = ROOT / "scripts" / "examples" / "retention_golden_example.py"  
 # tests never reach the network.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # jtau's cache ($JTAU_CACHE: the arms of jtau.arm_cache, parsed YAML) in a folder of this test
-# process, from collection on: never the user's, written or read (a run measures a fresh machine)
-CACHE = Path(tempfile.mkdtemp(prefix="jtau-test-cache-"))
-atexit.register(shutil.rmtree, CACHE, True)
+# run, from collection on: never the user's, written or read (a run measures a fresh machine).
+# pytest-xdist's workers inherit the folder the controlling process made (JTAU_TEST_CACHE), so
+# an arm is built once a run, not once a worker (concurrent builders build it once: arm_cache).
+if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get("JTAU_TEST_CACHE"):
+    CACHE = Path(os.environ["JTAU_TEST_CACHE"])
+else:
+    CACHE = Path(tempfile.mkdtemp(prefix="jtau-test-cache-"))
+    atexit.register(shutil.rmtree, CACHE, True)
+    os.environ["JTAU_TEST_CACHE"] = str(CACHE)
 os.environ["JTAU_CACHE"] = str(CACHE)
 
 
@@ -181,7 +187,7 @@ def banking_here() -> bool:
 
 @pytest.fixture(scope="session")
 def arms_cache() -> Path:
-    """The arms' cache of this test process (CACHE): arms are built once a worker."""
+    """The arms' cache of this test run (CACHE): arms are built once a run."""
     return CACHE
 
 
