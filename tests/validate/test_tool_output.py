@@ -123,6 +123,16 @@ def test_an_example_figure_beside_its_amount_is_that_amount():
     assert "notation" in {f.kind for f in findings}
 
 
+def test_identifiers_are_no_numbers_and_numbers_are_read_as_values():
+    """A run of word characters with a digit and a letter or "_" is an identifier (read as no
+    number), wherever the digit is; dates and thousands are values."""
+    from jtau.validate.tool_output import numbers
+
+    text = "HAT243 txn_9f2c 9f _7 a_b 1x2 reservation ZFA04Y 2024-05-15 05/15/2024 1,200 3.5 07"
+    assert numbers(text) == {"2024-05-15": 2, "1200": 1, "3.5": 1, "7": 1}
+    assert numbers("x" * 5000 + "1 " + "y9" * 2000) == {}  # however long, a run is one identifier
+
+
 # --- the real tools, end to end ----------------------------------------------------------------
 
 @pytest.mark.xdist_group("verify_all")  # one worker runs the shared `jtau verify all`
