@@ -82,11 +82,16 @@ class RuntimeDomain:
             {part: kind(model, db[part]) for part, model in models.items()}
         return Databases(parts)
 
-    def dump(self, env) -> dict:
+    def dump(self, env, databases: Databases | None = None, start: dict | None = None) -> dict:
         """The final state of an environment as the rules see the db (telecom: the agent's and
-        the phone's; banking_knowledge's user tools share the agent's)."""
+        the phone's; banking_knowledge's user tools share the agent's).  Where the environment's
+        db is one of `databases`' shared ones, written from `start` (a fresh environment's dump)
+        and the records the environment changed: a 7 MB airline db is not dumped whole a task."""
         if "user_db" in self.spec.db_models:
             return {"db": env.tools.db.model_dump(), "user_db": env.user_tools.db.model_dump()}
+        shared = databases.parts.get("db") if databases else None
+        if isinstance(shared, Shared) and start is not None:
+            return shared.dump(env.tools.db, start)
         return env.tools.db.model_dump()
 
 

@@ -116,6 +116,23 @@ class Shared:
                 parts.append(f"{_json(name)}: {_json(db.model_dump(include={name})[name])}")
         return hashlib.sha256(f"{{{', '.join(parts)}}}".encode()).hexdigest()
 
+    def dump(self, db: BaseModel, start: dict) -> dict:
+        """`db.model_dump()` of a db `fresh()` made, from `start` (a fresh db's dump, which holds
+        every shared record's) and the records `db` holds of its own, in the same order."""
+        fields = db.__dict__
+        if list(fields) != list(type(db).model_fields) or not all(
+                isinstance(fields[name], CopyOnLookup) for name in self.collections):
+            return db.model_dump()  # replaced by tau2's update_db
+        out = {}
+        for name, value in fields.items():
+            if name not in self.collections:
+                out[name] = db.model_dump(include={name})[name]
+                continue
+            own = value.own
+            out[name] = {key: dict.__getitem__(value, key).model_dump() if key in own else start[name][key]
+                         for key in value}
+        return out
+
     def _items(self, name: str, collection: CopyOnLookup):
         """`"key": {record JSON}` of each record in key order; a shared record's made once
         (a record is shared when it is the very object the validated db holds)."""

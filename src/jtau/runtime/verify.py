@@ -140,7 +140,8 @@ def cents(value):
 def changed(before: dict, after: dict) -> dict[str, list]:
     """Top-level collection -> keys of the records the replay added, changed or removed."""
     return {name: [k for k in dict.fromkeys([*before[name], *after[name]])
-                   if before[name].get(k) != after[name].get(k)] for name in after}
+                   if (was := before[name].get(k)) is not (now := after[name].get(k)) and was != now]
+            for name in after}
 
 
 def compare_final(source_start: dict, source_end: dict, localized_start: dict, localized_end: dict,
@@ -338,8 +339,9 @@ def check_task(index: int) -> TaskCheck:
         if a != b:
             action = s_task.evaluation_criteria.actions[i]
             check.problems.append(f"action {i} {action.name}: {a} on the source, {b} localized")
-    diffs, problems = compare_final(ctx.source_start, ctx.runtime.dump(s_env),
-                                    ctx.localized_start, ctx.runtime.dump(l_env), ctx.rules, ctx.loc)
+    s_end = ctx.runtime.dump(s_env, ctx.shared["source"], ctx.source_start)
+    l_end = ctx.runtime.dump(l_env, ctx.shared["localized"], ctx.localized_start)
+    diffs, problems = compare_final(ctx.source_start, s_end, ctx.localized_start, l_end, ctx.rules, ctx.loc)
     s_asserts, l_asserts = assertions(s_env, s_task), assertions(l_env, l_task)
     check.assertions = len(s_asserts)
     for i, (a, b) in enumerate(zip(s_asserts, l_asserts)):
