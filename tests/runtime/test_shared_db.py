@@ -66,7 +66,8 @@ def test_a_record_changed_through_iteration_is_caught(domains_dir):
     assert shared.changed()
 
 
-def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
+@pytest.mark.parametrize("jobs", [1, 2])  # the read calls in this process, or shared by two workers
+def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch, jobs):
     from tau2.domains.airline.tools import AirlineTools
 
     from jtau.errors import CheckFailed
@@ -83,7 +84,7 @@ def test_verify_stops_when_a_tool_changes_a_shared_record(monkeypatch):
     # verify's first calls of get_user_details are its reads over every record, before any task
     with pytest.raises(CheckFailed,
                        match=r"the read calls over every record: a tool changed a shared source db record"):
-        verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"})
+        verify("airline", PROJECT, ROOT / "data" / "domains" / "airline", rewards=False, tasks={"0", "1"}, jobs=jobs)
 
 
 def test_verify_stops_when_a_task_changes_a_shared_record(monkeypatch):

@@ -310,15 +310,16 @@ def test_banking_tool_output_reads_as_the_sources_where_the_review_found_it_wron
     assert [(c.task, str(r)) for c in checks for r in c.readings] == []
 
 
-def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch, jobs):
     """A retail product whose Japanese answer lost an amount: the sweep over every record names
-    the tool and the record, before any task."""
+    the tool and the record, before any task; the same when two workers share the calls."""
     from jtau.runtime import readings
     from jtau.runtime.verify import verify
 
     real = readings.sweep
 
-    def sweep(reader, rules, source_env, arm_env, source_db, arm_db):
+    def sweep(reader, rules, source_env, arm_env, source_db, arm_db, part):
         answer = arm_env.get_response
 
         def wrong(message):
@@ -328,10 +329,11 @@ def test_the_read_sweep_names_a_record_whose_answer_is_wrong(monkeypatch):
             return response
 
         monkeypatch.setattr(arm_env, "get_response", wrong)
-        return real(reader, rules, source_env, arm_env, source_db, arm_db)
+        return real(reader, rules, source_env, arm_env, source_db, arm_db, part)
 
     monkeypatch.setattr("jtau.runtime.verify.sweep", sweep)
-    checks, _ = verify("retail", PROJECT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"})
+    checks, _ = verify("retail", PROJECT, ROOT / "data" / "domains" / "retail", rewards=False, tasks={"0"},
+                       jobs=jobs)
     [reading] = checks[0].readings
     assert reading.tool == "get_product_details(product_id='8940227892')" and reading.finding.kind == "money"
     assert not checks[0].ok

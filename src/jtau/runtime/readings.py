@@ -182,9 +182,11 @@ def as_call(rules: DomainRules, tool: str, arguments: dict) -> tuple[str, dict]:
     return via, {nested["name"]: tool, nested["arguments"]: json.dumps(arguments, ensure_ascii=False)}
 
 
-def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, arm_db) -> tuple[int, list[Reading]]:
+def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, arm_db,
+          part: tuple[int, int] = (0, 1)) -> tuple[int, list[Reading]]:
     """Every read tool over every record on both sides' environments of the initial db: how many
-    calls, and what the arm's answers get wrong (each reading names the tool and its arguments)."""
+    calls, and what the arm's answers get wrong (each reading names the tool and its arguments).
+    `part` (k, n): only every n-th call from the k-th (n workers share the calls)."""
     from tau2.data_model.message import ToolCall
 
     def answer(env, name: str, arguments: dict, index: int):
@@ -192,7 +194,10 @@ def sweep(reader: Reader, rules: DomainRules, source_env, arm_env, source_db, ar
 
     unlocked, out, calls = set(), [], read_calls(rules, source_db, arm_db)
     amounts = money_tools(rules)
+    k, n = part
     for index, (tool, s_args, a_args) in enumerate(calls):
+        if index % n != k:
+            continue
         unlock = rules.reads[tool].unlock
         if unlock and tool not in unlocked:
             for env in (source_env, arm_env):

@@ -41,7 +41,7 @@ from jtau.project import Project
 from jtau.rules import DomainRules, load_rules
 from jtau.runtime.compat import require_tau2_data, tau2_version
 from jtau.runtime.domains import RuntimeDomain, runtime_domain
-from jtau.runtime.readings import Reader, compare_calls, readings_for, sweep
+from jtau.runtime.readings import Reader, Reading, compare_calls, readings_for, sweep
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 from jtau.util import jsonpath
@@ -255,10 +255,10 @@ def verify(domain: str, project: Project, out_dir: Path, source_dir: Path | None
     latin = set(glossary.allow_latin) | {w for t in glossary.terms.values() for w in LATIN_WORDS.findall(t.ja)}
     reader = readings_for(rules, profile, maps.locale.currency.rate, source.db, localized.db, latin)
     if reads:
-        checks[0].actions, checks[0].readings = sweep(reader, rules, source_env, localized_env, source_start,
-                                                      localized_start)
+        checks[0].actions, checks[0].readings = sweep_all(jobs, reader, rules, source_env, localized_env, source_start,
+                                                          localized_start, {"source": source_dbs,
+                                                                            "localized": localized_dbs})
         checks[0].problems += [str(r) for r in checks[0].readings]
-        shared_unchanged({"source": source_dbs, "localized": localized_dbs}, "the read calls over every record")
     selected = [i for i, t in enumerate(source.tasks) if not tasks or t["id"] in tasks]
     global _CONTEXT
     _CONTEXT = _Context(source.tasks, localized.tasks, make_source, make_localized, source_start, localized_start,
@@ -303,6 +303,34 @@ def _run(selected: list[int], jobs: int):
     with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
         for checks in pool.map(check_batch, batches):
             yield from checks
+
+
+_SWEEP: tuple | None = None  # sweep_all's arguments, set before its workers fork
+
+
+def sweep_all(jobs: int, *arguments) -> tuple[int, list[Reading]]:
+    """readings.sweep over `arguments` (reader, rules, both environments, both start dumps) and
+    then the shared dbs (the last argument) checked unchanged: the calls shared by `jobs` forked
+    workers, the readings in call order."""
+    global _SWEEP
+    _SWEEP = arguments
+    try:
+        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            parts = [sweep_part((0, 1))]
+        else:
+            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+                parts = list(pool.map(sweep_part, [(k, jobs) for k in range(jobs)]))
+    finally:
+        _SWEEP = None
+    return parts[0][0], sorted((r for _, readings in parts for r in readings), key=lambda r: r.action)
+
+
+def sweep_part(part: tuple[int, int]) -> tuple[int, list[Reading]]:
+    assert _SWEEP is not None  # sweep_all sets it before any part runs
+    reader, rules, source_env, arm_env, source_db, arm_db, shared = _SWEEP
+    done = sweep(reader, rules, source_env, arm_env, source_db, arm_db, part)
+    shared_unchanged(shared, "the read calls over every record")
+    return done
 
 
 def check_batch(indices: list[int]) -> list[TaskCheck]:
