@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing
 import re
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +45,7 @@ from jtau.swap.structured import Problem, localize_db
 from jtau.util import jsonpath
 from jtau.util.gcpause import gc_paused
 from jtau.util.jsonpath import format_path
+from jtau.util.processes import forked_map
 
 MAX_DIFFS = 5
 LATIN_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -296,13 +295,8 @@ def _run(selected: list[int], jobs: int):
     worker processes (tasks are independent; each builds its own environments), in batches."""
     size = max(1, len(selected) // (jobs * 8))
     batches = [selected[i:i + size] for i in range(0, len(selected), size)]
-    if jobs <= 1 or len(selected) < 4 or "fork" not in multiprocessing.get_all_start_methods():
-        for batch in batches:
-            yield from check_batch(batch)
-        return
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-        for checks in pool.map(check_batch, batches):
-            yield from checks
+    for checks in forked_map(check_batch, batches, jobs if len(selected) >= 4 else 1):
+        yield from checks
 
 
 _SWEEP: tuple | None = None  # sweep_all's arguments, set before its workers fork
@@ -315,11 +309,8 @@ def sweep_all(jobs: int, *arguments) -> tuple[int, list[Reading]]:
     global _SWEEP
     _SWEEP = arguments
     try:
-        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-            parts = [sweep_part((0, 1))]
-        else:
-            with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-                parts = list(pool.map(sweep_part, [(k, jobs) for k in range(jobs)]))
+        workers = max(jobs, 1)
+        parts = list(forked_map(sweep_part, [(k, workers) for k in range(workers)], workers))
     finally:
         _SWEEP = None
     return parts[0][0], sorted((r for _, readings in parts for r in readings), key=lambda r: r.action)

@@ -4,7 +4,7 @@ caches come along), spawned elsewhere."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future
 
 
@@ -23,3 +23,17 @@ def in_processes(work: Callable, items: Sequence[tuple], workers: int,
             if future.exception() is None:
                 on_done()
     return futures
+
+
+def forked_map(work: Callable, items: Iterable, workers: int) -> Iterator:
+    """`work(item)` for every item, in order: in `workers` forked processes, which see the
+    parent's state as it was when they forked (module globals set for them); in this process
+    with one worker, or where processes cannot fork."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from map(work, items)
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield from pool.map(work, items)
