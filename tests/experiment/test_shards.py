@@ -1,7 +1,7 @@
 """Shards (`jtau experiment run --shard K/N`): every shard runs its part of the plan, computed from
 the plan alone; shards share one folder or write one each; the report of the parts is the report
 of one unsharded run, every number.  On a real one-node Slurm cluster (tests/slurmkit.py): a
-shard killed halfway, then an `sbatch --array=0-3` job that completes the experiment."""
+shard killed halfway, then an `sbatch --array=0-1` job that completes the experiment."""
 
 from __future__ import annotations
 
@@ -115,8 +115,9 @@ exec {sys.executable} -m jtau {args} --shard "$SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_
 
 def test_a_shard_killed_halfway_and_an_array_job_over_all_shards_complete_the_experiment(cluster, scripted, unsharded,
                                                                                          tmp_path):
-    """Shard 0 of 4 is killed after its first simulation; `sbatch --array=0-3` then runs every
-    shard (shard 0 only what it lacks), and the report is the unsharded run's."""
+    """Shard 0 of 2 is killed after its first simulation; `sbatch --array=0-1` then runs every
+    shard (shard 0 only what it lacks), and the report is the unsharded run's.  Two shards, not
+    more: each is a whole `python -m jtau` that imports tau2 (seconds of CPU)."""
     server, _ = scripted
     answer = server.agent
 
@@ -135,8 +136,8 @@ def test_a_shard_killed_halfway_and_an_array_job_over_all_shards_complete_the_ex
         cluster.cancel(job)
         cluster.wait(job)
         partial = simulations(folder)
-        assert len(partial) == 1, partial  # shard 0 of 4 holds 2 of the 8: killed after its first
-        again = cluster.sbatch("--array=0-3", script)
+        assert len(partial) == 1, partial  # shard 0 of 2 holds 4 of the 8: killed after its first
+        again = cluster.sbatch("--array=0-1", script)
         cluster.wait(again)
     finally:
         server.agent = answer

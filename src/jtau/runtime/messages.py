@@ -22,6 +22,7 @@ import yaml
 FIELD = re.compile(r"\{(\w+)\}")
 MAX_PIECE_LINES = 12  # the longest message piece the tool code assembles, in lines
 MAX_DEPTH = 3         # fields that hold messages that hold messages ...
+LEAD = 3              # the characters of a text that pick the messages tried on it (MessageTable.candidates)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Message:
     japanese: str
     amounts: frozenset[str]  # fields written after "$"
     piece: re.Pattern        # the same as one piece of an assembled text (MessageTable.translate)
+    lead: str                # the English before its first field: a text it matches starts with it
+    piece_lead: str          # the same for `piece`
 
 
 class MessageTable:
@@ -39,6 +42,7 @@ class MessageTable:
         dollars: dict[str, list[str]] = data.get("dollar_fields") or {}
         messages = sorted((data.get("messages") or {}).items(), key=lambda kv: -len(FIELD.sub("", kv[0])))
         self.messages = [self._compile(english, japanese, dollars.get(english, ())) for english, japanese in messages]
+        self._candidates: dict[tuple[bool, str], list[Message]] = {}
 
     @staticmethod
     def _compile(english: str, japanese: str, dollars=()) -> Message:
@@ -54,7 +58,19 @@ class MessageTable:
         # "\n  - Payment Date: ..." or "...Arguments: {args}\n")
         inner = FIELD.split(english.strip("\n"))
         piece = "".join(capture_in(inner, index) if index % 2 else re.escape(part) for index, part in enumerate(inner))
-        return Message(re.compile(pattern, re.DOTALL), japanese, amounts, re.compile(piece, re.DOTALL))
+        return Message(re.compile(pattern, re.DOTALL), japanese, amounts, re.compile(piece, re.DOTALL),
+                       parts[0], inner[0])
+
+    def candidates(self, text: str, piece: bool) -> list[Message]:
+        """The messages that may match `text`, in order: those whose English starts as the text
+        does (a verify run tries tens of thousands of texts on hundreds of messages)."""
+        key = (piece, text[:LEAD])
+        found = self._candidates.get(key)
+        if found is None:
+            found = self._candidates[key] = [
+                message for message in self.messages
+                if key[1].startswith((message.piece_lead if piece else message.lead)[:LEAD])]
+        return found
 
     def translate(self, text: str, amount: Callable[[str], str] = str,
                   field: Callable[[str], str] | None = None, piece: bool = False) -> str | None:
@@ -63,7 +79,7 @@ class MessageTable:
         `piece`: `text` is a run of lines of a text the code assembled from pieces, matched by a
         message without the line breaks around it."""
         field = field or (lambda value: self.field_values.get(value, value))
-        for message in self.messages:
+        for message in self.candidates(text, piece):
             if match := (message.piece if piece else message.pattern).fullmatch(text):
                 japanese = message.japanese.strip("\n") if piece else message.japanese
 

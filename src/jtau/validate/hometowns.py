@@ -71,18 +71,22 @@ def source_hometowns(tasks: list[dict], db: dict, customers: Customers,
     """Every hometown a source task says (`fields`: each task text's JSON path, from the task's
     index, and the text) that the source's address of its customer confirms."""
     people = records(db, customers)
+    ids = [str(record.get(customers.id)) for record in people]
+    names = [_flat(record.get(customers.name)) for record in people]
+    addresses = [_flat(record.get(customers.address)) for record in people]
     found = []
     for path, text in fields:
+        places = [match[1] for match in HOMETOWN.finditer(text)]
+        if not places:  # (most texts: who the task concerns is not asked)
+            continue
         index = path[0]
-        task = tasks[index]
-        values = list(_strings(task))
+        values = list(_strings(tasks[index]))
         blob = "\n".join(values)
-        concerned = tuple(i for i, record in enumerate(people)
-                          if str(record.get(customers.id)) in values or _flat(record.get(customers.name)) in blob)
-        for match in HOMETOWN.finditer(text):
-            city = match[1].split(",")[0]
-            if concerned and any(city in _flat(people[i].get(customers.address)) for i in concerned):
-                found.append(Hometown(index, path, match[1], concerned))
+        concerned = tuple(i for i in range(len(people)) if ids[i] in values or names[i] in blob)
+        for place in places:
+            city = place.split(",")[0]
+            if concerned and any(city in addresses[i] for i in concerned):
+                found.append(Hometown(index, path, place, concerned))
     return found
 
 

@@ -130,9 +130,12 @@ def check_texts(folder_domain, rules, maps: EntityMaps, arm: Arm) -> tuple[list[
     """Every word of the other locale or language in the arm's texts (its kind: currency, date, zone,
     country, place, merchant, address, institution), and how many characters were read."""
     check, found, read = LocaleCheck(maps, arm), [], 0
+    seen: dict[str, list[tuple[str, re.Match]]] = {}  # by text: telecom's tasks repeat theirs
     for name, path, text in texts(folder_domain, rules):
         read += len(text)
-        for kind, match in check.findings(text):
+        if text not in seen:
+            seen[text] = check.findings(text)
+        for kind, match in seen[text]:
             around = text[max(0, match.start() - 40):match.end() + 40].replace("\n", " ")
             found.append(Finding("locale", f"{kind} of the other locale or language: {match[0]!r} in {around!r}",
                                  name, format_path(path) if path else ""))

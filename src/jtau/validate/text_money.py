@@ -56,12 +56,19 @@ def check(fields: list[tuple[tuple, str]], arm_tasks: list[dict], arm: Arm, rate
     factor = rate if arm.localizes_entities else Decimal(1)
     errors: list[Finding] = []
     checked = 0
+    read: dict[str, Counter] = {}  # by text: telecom's 13,000 task texts are a few hundred
+    read_arm: dict[str, Counter] = {}
     for path, text in fields:
-        expected = Counter({amount * factor: n for amount, n in source_amounts(text, recognizer, figures).items()})
+        if text not in read:
+            read[text] = Counter({amount * factor: n for amount, n in
+                                  source_amounts(text, recognizer, figures).items()})
+        expected = read[text]
         localized = arm_tasks[path[0]]
         for key in path[1:]:
             localized = localized[key]
-        got = arm_amounts(localized, arm)
+        if localized not in read_arm:
+            read_arm[localized] = arm_amounts(localized, arm)
+        got = read_arm[localized]
         checked += sum(expected.values())
         if expected != got:
             missing, extra = expected - got, got - expected

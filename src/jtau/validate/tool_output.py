@@ -21,6 +21,7 @@ It needs no tau2: runtime/verify.py feeds it every golden call and every read ca
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections import Counter
@@ -91,6 +92,7 @@ def flatten(text: str) -> str:
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # asked of every value of every call, again and again
 def maskable(value: str) -> bool:
     """Whether a value is set aside wherever it occurs: three characters, or one that is not
     ASCII (a Japanese given name: 亮), and no amount or figure ("$1,440.00", "15000.00") and no
