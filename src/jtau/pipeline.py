@@ -57,6 +57,7 @@ class Options:
     endpoint: Endpoint | None = None
     settings: Settings = field(default_factory=Settings)
     arm: str = JTAU_ARM               # what is localized (jtau.arms): J-tau itself by default
+    validate: bool = True             # False: an empty report (`jtau tm` reads the segments, not the checks)
 
 
 @dataclass
@@ -77,6 +78,7 @@ class Localization:
     timings: dict[str, float] = field(default_factory=dict)
     text_fields: int = 0
     notes: list[str] = field(default_factory=list)  # what writing could not tidy (an old folder left)
+    validated: bool = True  # False: `report` is empty, the checks did not run (Options.validate)
 
 
 def raise_problems(problems: list[Problem]) -> None:
@@ -224,10 +226,10 @@ def localize(domain: str, project: Project, source_dir: Path | None = None, prog
                                                   arm=None if arm.name == JTAU_ARM else arm.name))
     lap("render")
 
-    report = validate_domain(source, localized, maps, rules, glossary, arm)
+    report = validate_domain(source, localized, maps, rules, glossary, arm) if options.validate else Report()
     lap("validate")
     return Localization(rules, source, maps, glossary, localized, report, outputs, tm, tm_bytes, stats,
-                        repairs, text, translator, timings, text_fields=len(text.fields))
+                        repairs, text, translator, timings, text_fields=len(text.fields), validated=options.validate)
 
 
 def notation_in_arm(documents: dict, policies: dict, db, rules: DomainRules, maps: EntityMaps, arm) -> None:
@@ -316,6 +318,8 @@ def _digest(data: bytes) -> str:
 
 def finish(result: Localization, out: Path, check: bool) -> list[str]:
     """Write the outputs and the memory (or, with check, compare them); returns what changed."""
+    if not result.validated:
+        raise ValueError(f"{result.rules.name}: not validated (Options.validate): nothing is written unchecked")
     if result.report.errors:
         raise ValidationFailed(f"{result.rules.name}: {len(result.report.errors)} validation errors; nothing written",
                           first(result.report.errors))

@@ -35,12 +35,13 @@ from jtau.project import Project
 from jtau.util.listing import counted, first
 
 
-def plan(domain: str, source: Path | None, tm: Path | None):
-    """Run the pipeline up to translation without an endpoint: what the memory lacks."""
+def plan(domain: str, source: Path | None, tm: Path | None, validate: bool = True):
+    """Run the pipeline without an endpoint: what the memory lacks, the outputs it gives now and
+    (`validate`) their checks."""
     from jtau.pipeline import Options
     from jtau.pipeline import localize as run
 
-    return run(domain, Project.find(), source, None, Options(tm=tm, dry_run=True))
+    return run(domain, Project.find(), source, None, Options(tm=tm, dry_run=True, validate=validate))
 
 
 class _Progress:

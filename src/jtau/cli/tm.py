@@ -60,7 +60,7 @@ def tm_export(
             _export_memory(domain, out, status or "all", format, tm)
             return
         status = status or "missing"
-        result = plan(domain, source, tm)
+        result = plan(domain, source, tm, validate=False)  # the segments, not the checks
         jobs = all_jobs(result.text, result.glossary, result.maps.locale.locale,
                         frozenset(result.rules.source_language))
         done = export(jobs, {job.key for job in result.translator.pending}, result.tm, result.text,
@@ -135,7 +135,7 @@ def tm_import(
             from jtau.project import Project, refuse_installed
 
             refuse_installed(tm or Project.find().tm, "jtau tm import", "--tm DIR")
-        result = plan(domain, source, tm)
+        result = plan(domain, source, tm, validate=False)  # the segments, not the checks
         locale = result.maps.locale.locale
         jobs = all_jobs(result.text, result.glossary, locale, frozenset(result.rules.source_language))
         missing = frozenset(job.key for job in result.translator.pending)
@@ -182,7 +182,7 @@ def tm_carry(
             from jtau.project import Project, refuse_installed
 
             refuse_installed(tm or Project.find().tm, "jtau tm carry", "--tm DIR")
-        result = plan(domain, source, tm)
+        result = plan(domain, source, tm, validate=False)  # the segments, not the checks
         carried = carry(result.text.segments(), result.tm, result.text.recognizer, result.text.renderer,
                         result.maps.locale.locale, result.glossary, frozenset(result.rules.source_language))
         counts = (f"{domain}: {counted(carried.missing, 'template')} the memory lacks; "

