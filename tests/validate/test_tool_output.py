@@ -133,6 +133,31 @@ def test_identifiers_are_no_numbers_and_numbers_are_read_as_values():
     assert numbers("x" * 5000 + "1 " + "y9" * 2000) == {}  # however long, a run is one identifier
 
 
+SKIPPABLE = ["DOLLAR", "YEN_SUFFIX", "YEN_SIGN", "HALF_CONVERTED", "DATE", "UNIT", "THOUSANDS"]
+
+
+@pytest.mark.parametrize("name", SKIPPABLE)
+def test_a_text_without_what_a_pattern_needs_is_not_searched_and_has_no_match(name):
+    """The reader skips a pattern where the text lacks every one of its `NEEDS` (most answers hold
+    no amount): every match, in texts Hypothesis draws from the pattern itself, holds one."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from jtau.validate import tool_output
+
+    pattern = getattr(tool_output, name)
+    needles = tool_output.NEEDS[pattern]
+    assert set(tool_output.NEEDS) == {getattr(tool_output, n) for n in SKIPPABLE}
+
+    @settings(max_examples=200, derandomize=True, database=None, deadline=None)
+    @given(st.from_regex(pattern))
+    def holds_a_needle(text):
+        for match in pattern.finditer(text):
+            assert any(needle in match[0] for needle in needles), match[0]
+
+    holds_a_needle()
+
+
 # --- the real tools, end to end ----------------------------------------------------------------
 
 @pytest.mark.xdist_group("verify_all")  # one worker runs the shared `jtau verify all`

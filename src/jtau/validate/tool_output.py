@@ -54,6 +54,10 @@ ENGLISH_LABEL = re.compile(r"^[ \t-]*([A-Z][a-z]+(?: [A-Za-z]+)*):", re.MULTILIN
 CODE = re.compile(r"`[^`\n]*`|https?://\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+|'[a-z0-9_]+'")
 LITERAL = re.compile(r"[a-z_]+")
 AMOUNT_TEXT = re.compile(r"-?[$¥￥]-?[\d,]+(?:\.\d+)?|-?[\d,]*\d\.\d+|-?[\d,]+円")  # not a zip code
+# what every match of a pattern holds: a text without it is not searched (most answers hold no amount)
+NEEDS: dict[re.Pattern, tuple[str, ...]] = {DOLLAR: ("$", "USD"), YEN_SUFFIX: ("円",), YEN_SIGN: ("¥", "￥"),
+                                            HALF_CONVERTED: ("円",), DATE: ("/", "-"), UNIT: ("円単位",),
+                                            THOUSANDS: (",",)}
 MAX_ENTITY = 160  # the longest value set aside as an entity (longer strings are texts)
 MASK = "\u2063"  # what a set-aside span becomes: neither a word nor a number
 
@@ -91,6 +95,14 @@ def flatten(text: str) -> str:
 
     walk(data, "", "")
     return "\n".join(lines)
+
+
+def _search(pattern: re.Pattern, text: str) -> re.Match | None:
+    return pattern.search(text) if any(needle in text for needle in NEEDS[pattern]) else None
+
+
+def _sub(pattern: re.Pattern, replace, text: str) -> str:
+    return pattern.sub(replace, text) if any(needle in text for needle in NEEDS[pattern]) else text
 
 
 @functools.lru_cache(maxsize=1 << 16)  # asked of every value of every call, again and again
@@ -156,8 +168,11 @@ class Reader:
         of an object named prices)."""
         self.arm, self.rate = arm, rate
         self.factor = rate if arm.localizes_entities else Decimal(1)
-        names = [re.escape(n[:-2]) + r"\.\w+" if n.endswith(".*") else r"(?:[^\s.:]+\.)?" + re.escape(n)
-                 for n in sorted(money_fields)]
+        # a field (`price`, `flights.price`: one parent at most) or any field of an object (`prices.*`),
+        # the parent read once for all the names (one alternation a position, not one a name)
+        fields = [re.escape(n) for n in sorted(money_fields) if not n.endswith(".*")]
+        names = [re.escape(n[:-2]) + r"\.\w+" for n in sorted(money_fields) if n.endswith(".*")]
+        names += [rf"(?:[^\s.:]+\.)?(?:{'|'.join(fields)})"] if fields else []
         self.money_field = re.compile(
             rf"(?:^|(?<=[\s{{,\"]))\"?(?:{'|'.join(names)})\"?: ?(-?\d+(?:\.\d+)?)(?![\d,])",
             re.MULTILINE) if money_fields else None
@@ -188,7 +203,7 @@ class Reader:
         text = mask(text)
         patterns = (YEN_SUFFIX, YEN_SIGN) if yen else (DOLLAR,)
         for pattern in patterns:
-            text = pattern.sub(lambda m: take("".join(signed(m)[:-1]), signed(m)[-1]), text)
+            text = _sub(pattern, lambda m: take("".join(signed(m)[:-1]), signed(m)[-1]), text)
         if found:  # "e.g., 2500 for $2,500": a bare figure beside an amount it equals is that amount
             # every amount the window of any figure below can find: most figures have none of theirs
             anywhere = {Decimal(a) for a in MARKED_ANYWHERE.findall(text) if a != "." and a.count(".") < 2}
@@ -207,18 +222,18 @@ class Reader:
 
     def notation(self, text: str) -> list[Finding]:
         out = []
-        if HALF_CONVERTED.search(text):
+        if _search(HALF_CONVERTED, text):
             out.append(Finding("notation", f"an amount half converted: {excerpt(text, HALF_CONVERTED)}"))
         if self.arm.localizes_entities:
-            if DOLLAR.search(text):
+            if _search(DOLLAR, text):
                 out.append(Finding("notation", f"a dollar amount in a yen arm: {excerpt(text, DOLLAR)}"))
             wrong = YEN_SIGN if self.arm.japanese_text else YEN_SUFFIX
-            if wrong.search(text):
+            if _search(wrong, text):
                 out.append(Finding("notation", f"yen not as {'Japanese' if self.arm.japanese_text else 'English'} "
                                                f"writes it: {excerpt(text, wrong)}"))
         else:
             for pattern in (YEN_SUFFIX, YEN_SIGN):
-                if pattern.search(text):
+                if _search(pattern, text):
                     out.append(Finding("notation", f"a yen amount in a dollar arm: {excerpt(text, pattern)}"))
         return out
 
@@ -281,8 +296,8 @@ def numbers(text: str) -> Counter:
         out[f"{year}-{int(month):02d}-{int(day):02d}"] += 1
         return MASK
 
-    text = UNIT.sub(MASK, DATE.sub(date, text))
-    text = THOUSANDS.sub("", text)
+    text = _sub(UNIT, MASK, _sub(DATE, date, text))
+    text = _sub(THOUSANDS, "", text)
     for m in PLAIN_NUMBER.finditer(text):
         try:
             out[plain(Decimal(m[1]))] += 1
