@@ -82,6 +82,19 @@ def qa(airline, change):
     return validate_domain(airline.source, domain, airline.maps, airline.rules, airline.glossary)
 
 
+def test_the_exchange_reads_an_unvalidated_run_that_nothing_can_write(airline, domains_dir, tmp_path):
+    """`jtau tm` runs the pipeline without its checks (they never read the report): the same
+    segments and outputs as a validated run, and `finish` refuses to write it."""
+    from jtau.pipeline import Options, finish, localize
+
+    plan = localize("airline", PROJECT, domains_dir, options=Options(dry_run=True, validate=False))
+    assert not plan.validated and plan.report.stats == {} and airline.report.stats
+    assert plan.outputs == airline.outputs and plan.text.segments() == airline.text.segments()
+    with pytest.raises(ValueError, match="not validated"):
+        finish(plan, tmp_path / "airline", check=False)
+    assert not (tmp_path / "airline").exists()
+
+
 def test_language_qa_flags_placeholders_english_and_glossary(airline):
     assert airline.report.warnings == [] and airline.report.stats["text fields checked (language QA)"] == 453
 
