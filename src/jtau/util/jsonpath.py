@@ -42,24 +42,18 @@ def find(data: Any, pattern: str | list[str] | tuple[str, ...]) -> list[tuple[tu
 
 
 def _step(frontier: list[tuple[tuple, Any]], head: str) -> list[tuple[tuple, Any]]:
-    """`(path, child)` of what `head` names in each node of `frontier` (the common heads, `*` and a
-    name, without a call per node: the db patterns visit 280,000 nodes)."""
-    if head == "*":
-        return [(path + (key,), child) for path, node in frontier
-                for key, child in (node.items() if isinstance(node, dict) else
-                                   enumerate(node) if isinstance(node, list) else ())]
-    if not head.isdigit():  # a name: only an object has it
-        return [(path + (head,), node[head]) for path, node in frontier if isinstance(node, dict) and head in node]
-    return [(path + (key,), child) for path, node in frontier for key, child in _children(node, head)]
+    """`(path, child)` of what `head` names in each node of `frontier`."""
+    return [(path, container[key]) for path, container, key in _matches(frontier, head)]
 
 
 def _matches(frontier: list[tuple[tuple, Any]], head: str) -> list[tuple[tuple, Any, Any]]:
-    """`(path, container, key)` of what `head` names in each node of `frontier`."""
+    """`(path, container, key)` of what `head` names in each node of `frontier` (the common heads,
+    `*` and a name, without a call per node: the db patterns visit 280,000 nodes)."""
     if head == "*":
         return [(path + (key,), node, key) for path, node in frontier
                 for key in (list(node) if isinstance(node, dict) else
                             range(len(node)) if isinstance(node, list) else ())]
-    if not head.isdigit():
+    if not head.isdigit():  # a name: only an object has it
         return [(path + (head,), node, head) for path, node in frontier if isinstance(node, dict) and head in node]
     return [(path + (key,), node, key) for path, node in frontier for key, _ in _children(node, head)]
 

@@ -97,12 +97,16 @@ def flatten(text: str) -> str:
     return "\n".join(lines)
 
 
+def _may_match(pattern: re.Pattern, text: str) -> bool:
+    return any(needle in text for needle in NEEDS[pattern])
+
+
 def _search(pattern: re.Pattern, text: str) -> re.Match | None:
-    return pattern.search(text) if any(needle in text for needle in NEEDS[pattern]) else None
+    return pattern.search(text) if _may_match(pattern, text) else None
 
 
 def _sub(pattern: re.Pattern, replace, text: str) -> str:
-    return pattern.sub(replace, text) if any(needle in text for needle in NEEDS[pattern]) else text
+    return pattern.sub(replace, text) if _may_match(pattern, text) else text
 
 
 @functools.lru_cache(maxsize=1 << 16)  # asked of every value of every call, again and again
