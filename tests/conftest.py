@@ -8,14 +8,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
-from forkserver import run_jtau
+from forkserver import run_jtau, start_jtau
 from jtau.pipeline import localize
 from jtau.project import Project
 from jtau.source.discover import default_domains_dir
@@ -97,6 +96,16 @@ def pytest_configure(config):
                                 "in its --dist loadgroup group: install pytest below 9 (pip install -e '.[test]')")
 
 
+def pytest_collection_finish(session):
+    """What collection imported (tau2 and litellm, pandas, hypothesis: about a million objects)
+    lives until the run ends: frozen out of the cyclic collector, so the collections the tests
+    trigger, and those of the fuzz cases forked from this worker, do not walk it again and again."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture
 def project(tmp_path) -> Path:
     """A throw-away project root with a copy of the committed maps, glossary and task
@@ -155,19 +164,18 @@ def in_terminal(*args, columns: int = 60, root: Path = ROOT, timeout: float = 30
     env = {key: value for key, value in os.environ.items()
            if key not in ("COLUMNS", "LINES", "TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR", "NO_COLOR")}
     env.update(JTAU_ROOT=str(root), TERM="xterm-256color")
-    process = subprocess.Popen([sys.executable, "-m", "jtau", *args], stdin=slave, stdout=slave, stderr=slave,
-                               env=env, cwd=root, close_fds=True)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the command closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    process.wait(timeout)
+    with start_jtau(args, env, root, stdin=slave, stdout=slave, stderr=slave) as process:
+        os.close(slave)  # the command has its own: the terminal closes when it ends
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the command closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        process.wait(timeout)
     os.close(master)
     shown = b"".join(chunks).decode("utf-8", "replace")
     return process.returncode, re.sub(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07)", "", shown).replace("\r", "")

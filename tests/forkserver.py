@@ -1,5 +1,5 @@
 """`jtau ARGS` for the tests as `python -m jtau ARGS` runs it, without paying for Python's start
-and the third-party imports (tau2 with litellm: about 2 s) in each of the suite's ~200 commands.
+and the third-party imports (tau2 with litellm) in each of the suite's ~200 commands.
 
 A fork server: one process per pytest worker that has imported the third-party packages jtau
 uses, but never jtau.  Each command is a fork of it that takes the command's environment,
@@ -7,7 +7,14 @@ folder, arguments and standard streams (files: no pipe to fill), imports jtau af
 `python -m jtau` through runpy.  It leaves as an interpreter does (non-daemon threads joined,
 atexit run, streams flushed), except that it skips the teardown of every module, which takes
 longer than most commands.  The server is single-threaded (a safe fork) and never runs a
-command itself, so no command sees another's state.
+command itself, so no command sees another's state.  Its preloaded objects are frozen out
+of the cyclic collector (gc.freeze): a command that never imports tau2 would otherwise walk
+them in every collection, which `python -m jtau` of that command never holds
+(docs/DEVELOPING.md has the measurement).
+
+`start_jtau` is the part of subprocess.Popen the tests use (pid, signals, pipes read as the
+command writes, a pseudo-terminal): the child names its pid once its streams are open, and the
+command holds the server until it is waited for.
 
 A command whose environment changes what the interpreter or those packages read once
 (PYTHONPATH, TAU2_DATA_DIR, ...) runs as a real subprocess, and so does every command when
@@ -21,17 +28,20 @@ import io
 import json
 import locale
 import os
+import select
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 PRELOAD = ("typer", "rich.console", "rich.progress", "pydantic", "yaml", "orjson", "jsonschema", "openai", "pandas",
            "tau2.run", "tau2.registry", "tau2.evaluator.evaluator")
 
 _SERVER = r"""
-import atexit, json, os, runpy, signal, sys, threading
+import atexit, gc, json, os, runpy, signal, sys, threading
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from loguru import logger
 logger.disable("tau2")  # as jtau.runtime does before it imports tau2
@@ -41,6 +51,8 @@ for name in json.loads(sys.argv[1]):
     except Exception:  # not installed here (26.3 or 1.0.1): the command imports what it needs
         pass
 assert not any(m == "jtau" or m.startswith("jtau.") for m in sys.modules), "the server imported jtau"
+gc.collect()
+gc.freeze()  # the preloaded modules' objects: a command's collections skip them, as a fresh process has fewer
 requests, replies = sys.stdin.buffer, os.fdopen(os.dup(sys.stdout.fileno()), "w")
 while True:
     line = requests.readline()
@@ -51,19 +63,19 @@ while True:
     if pid == 0:
         break
     _, status = os.waitpid(pid, 0)
-    replies.write(f"{os.waitstatus_to_exitcode(status)}\n")
+    replies.write(f"exit {os.waitstatus_to_exitcode(status)}\n")
     replies.flush()
 # the child: the command, as `python -m jtau` with this environment, folder and streams
-replies.close()
 os.environ.clear()
 os.environ.update(request["env"])
 os.chdir(request["cwd"])
 sys.path[0] = request["cwd"]
-for fd, (path, flags) in enumerate([(os.devnull, os.O_RDONLY), (request["out"], os.O_WRONLY),
-                                    (request["err"], os.O_WRONLY)]):
-    target = os.open(path, flags)
+for fd, path in enumerate(request["streams"]):  # files, pipes (FIFOs) or a terminal
+    target = os.open(path, os.O_RDWR if path.startswith("/dev/pts/") else (os.O_RDONLY if fd == 0 else os.O_WRONLY))
     os.dup2(target, fd)
     os.close(target)
+replies.write(f"pid {os.getpid()}\n")
+replies.close()
 sys.argv = ["jtau", *request["args"]]
 code = 0
 try:
@@ -93,13 +105,15 @@ os._exit(code & 0xFF)
 
 # what the interpreter and the preloaded packages read once, at their start or import
 READ_AT_START = ("PYTHON", "TAU2_", "LITELLM_")
+PIPE = subprocess.PIPE
 
 
 class ForkServer:
     def __init__(self):
         self.process: subprocess.Popen | None = None
         self.env: dict[str, str] = {}  # the server's: the worker's when the first command ran
-        self.lock = threading.Lock()  # one command at a time on the server's pipes
+        self.lock = threading.Lock()  # one command at a time: held from its start until it is waited for
+        self.pending = b""  # what the server replied beyond the line read
         atexit.register(self.stop)
 
     def serves(self, env: dict[str, str]) -> bool:
@@ -109,31 +123,126 @@ class ForkServer:
         changed = {key for key in env.keys() | self.env.keys() if env.get(key) != self.env.get(key)}
         return env.get("JTAU_TEST_SUBPROCESS") != "1" and not any(key.startswith(READ_AT_START) for key in changed)
 
-    def start(self) -> subprocess.Popen:
-        if self.process is None or self.process.poll() is not None:
-            self.process = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(PRELOAD)], env=self.env,
-                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        return self.process
-
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.stdin.close()
             self.process.wait(30)
 
-    def run(self, args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-        with tempfile.TemporaryDirectory(prefix="jtau-run-") as folder:
-            out, err = Path(folder) / "stdout", Path(folder) / "stderr"
-            out.touch()
-            err.touch()
-            with self.lock:
-                server = self.start()
-                server.stdin.write(json.dumps({"args": list(args), "env": env, "cwd": str(cwd), "out": str(out),
-                                               "err": str(err)}) + "\n")
-                server.stdin.flush()
-                reply = server.stdout.readline()
-            if not reply:
+    def request(self, args, env: dict[str, str], cwd: Path, streams: list[str]) -> int:
+        """Send one command (the caller holds the lock); its pid, once its streams are open."""
+        if self.process is None or self.process.poll() is not None:
+            self.process = subprocess.Popen([sys.executable, "-c", _SERVER, json.dumps(PRELOAD)], env=self.env,
+                                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0)
+            self.pending = b""
+        self.process.stdin.write((json.dumps({"args": list(args), "env": env, "cwd": str(cwd),
+                                              "streams": streams}) + "\n").encode())
+        return int(self.reply("pid", None))
+
+    def reply(self, kind: str, timeout: float | None) -> str:
+        """The server's next line, `kind VALUE`: VALUE (subprocess.TimeoutExpired after `timeout`)."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not select.select([fd], [], [], left)[0]:
+                raise subprocess.TimeoutExpired(["jtau"], timeout)
+            data = os.read(fd, 4096)
+            if not data:
                 raise RuntimeError("the jtau fork server died")
-            return subprocess.CompletedProcess(["jtau", *args], int(reply), _text(out), _text(err))
+            self.pending += data
+        line, self.pending = self.pending.split(b"\n", 1)
+        name, value = line.decode().split(" ", 1)
+        assert name == kind, line
+        return value
+
+
+class Command:
+    """`python -m jtau ARGS` running in the fork server, as subprocess.Popen has it: `pid`,
+    `stdout`/`stderr` (PIPE: read as the command writes them), `send_signal`, `poll`, `wait`,
+    `communicate`; a context manager that kills and waits for what is still running."""
+
+    def __init__(self, server: ForkServer, args, env: dict[str, str], cwd: Path, stdin=None, stdout=None,
+                 stderr=None, text: bool = False):
+        self.server, self.args, self.returncode = server, ["jtau", *args], None
+        self.folder = Path(tempfile.mkdtemp(prefix="jtau-run-"))
+        self.stdin, self.stdout, self.stderr = None, None, None
+        streams, readers, keep_open = [], {}, []
+        for fd, given in enumerate((stdin, stdout, stderr)):
+            if given is None:
+                streams.append(os.devnull)
+            elif given == PIPE and fd > 0:  # a FIFO, open at both ends here until the command has opened its end
+                path = self.folder / f"fd{fd}"
+                os.mkfifo(path)
+                readers[fd] = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+                keep_open.append(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+                streams.append(str(path))
+            elif isinstance(given, int):  # a terminal's end (pty.openpty)
+                streams.append(os.ttyname(given))
+            else:
+                streams.append(str(given))
+        server.lock.acquire()
+        try:
+            self.pid = server.request(args, env, cwd, streams)
+        except BaseException:
+            server.lock.release()
+            raise
+        finally:
+            for fd in keep_open:
+                os.close(fd)
+        for fd, reader in readers.items():
+            os.set_blocking(reader, True)
+            stream = os.fdopen(reader, "rb")
+            if text:
+                stream = io.TextIOWrapper(stream, encoding=locale.getpreferredencoding(False))
+            setattr(self, ("stdout", "stderr")[fd - 1], stream)
+
+    def send_signal(self, signal: int) -> None:
+        if self.returncode is None:
+            os.kill(self.pid, signal)
+
+    def kill(self) -> None:
+        self.send_signal(9)
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                self.wait(0)
+            except subprocess.TimeoutExpired:
+                pass
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None:
+            self.returncode = int(self.server.reply("exit", timeout))
+            self.server.lock.release()
+            shutil.rmtree(self.folder, ignore_errors=True)
+        return self.returncode
+
+    def communicate(self, timeout: float | None = None):
+        """Everything left on stdout and stderr (read at once, so neither pipe fills), then wait."""
+        read = {}
+        threads = [threading.Thread(target=lambda name=name, stream=stream: read.__setitem__(name, stream.read()))
+                   for name, stream in (("stdout", self.stdout), ("stderr", self.stderr)) if stream is not None]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout)
+        self.wait(timeout)
+        for stream in (self.stdout, self.stderr):
+            if stream is not None:
+                stream.close()
+        return read.get("stdout"), read.get("stderr")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.returncode is None:
+            self.kill()
+            self.wait()
+        for stream in (self.stdout, self.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
 
 
 def _text(path: Path) -> str:
@@ -148,4 +257,21 @@ def run_jtau(args, env: dict[str, str], cwd: Path) -> subprocess.CompletedProces
     """`python -m jtau ARGS` in `cwd` with exactly `env`: through the fork server where it can."""
     if not _server.serves(env):
         return subprocess.run([sys.executable, "-m", "jtau", *args], capture_output=True, text=True, env=env, cwd=cwd)
-    return _server.run(args, env, cwd)
+    with tempfile.TemporaryDirectory(prefix="jtau-run-") as folder:
+        out, err = Path(folder) / "stdout", Path(folder) / "stderr"
+        out.touch()
+        err.touch()
+        with Command(_server, args, env, cwd, stdout=out, stderr=err) as command:
+            code = command.wait()
+        return subprocess.CompletedProcess(["jtau", *args], code, _text(out), _text(err))
+
+
+def start_jtau(args, env: dict[str, str], cwd: Path, stdin=None, stdout=None, stderr=None, text: bool = False
+               ) -> Command | subprocess.Popen:
+    """`subprocess.Popen([python, -m, jtau, *args], ...)` through the fork server where it can: a
+    stream is None (/dev/null here, inherited there), PIPE, or a terminal's end (pty.openpty).
+    Use it in a `with`: the server runs nothing else until the command is waited for."""
+    if not _server.serves(env):
+        return subprocess.Popen([sys.executable, "-m", "jtau", *args], stdin=stdin, stdout=stdout, stderr=stderr,
+                                text=text, env=env, cwd=cwd)
+    return Command(_server, args, env, cwd, stdin, stdout, stderr, text)

@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 from conftest import GOLDEN_EXAMPLE, ROOT, jtau
+from forkserver import start_jtau
 
 
 def one_error_line(stderr: str) -> str:
@@ -48,13 +49,13 @@ def test_errors_print_user_data_literally_on_one_line(tmp_path):
 
 def test_verify_shows_progress_in_a_log_and_says_what_ctrl_c_interrupted():
     env = {**os.environ, "JTAU_ROOT": str(ROOT)}
-    process = subprocess.Popen([sys.executable, "-m", "jtau", "verify", "telecom"], cwd=ROOT,
-                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = process.stderr.readline()  # loading, then a progress line every 5 s, although piped
-    # done/total (the total is known once replaying starts) and the rate, once it means something
-    assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s(, \d+\.\d/s)?\)\n", first), first
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
+    with start_jtau(["verify", "telecom"], env, ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                    text=True) as process:
+        first = process.stderr.readline()  # loading, then a progress line every 5 s, although piped
+        # done/total (the total is known once replaying starts) and the rate, once it means something
+        assert re.fullmatch(r"telecom: task \S+ \([1-9]\d*/2285, \d+ s(, \d+\.\d/s)?\)\n", first), first
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
     lines = stderr.splitlines()
     assert lines[-1].startswith("error: interrupted: jtau verify telecom stopped after ")

@@ -368,6 +368,7 @@ def test_ctrl_c_keeps_what_ran_and_the_same_command_continues(tmp_path):
     import sys
     import time
 
+    from forkserver import start_jtau
     from jtau.experiment.calibrate import KEY_ENV, scripted_server
 
     out = tmp_path / "exp"
@@ -378,12 +379,13 @@ def test_ctrl_c_keeps_what_ran_and_the_same_command_continues(tmp_path):
                    "--user-llm-args", args, "--agent-key-env", KEY_ENV, "--user-key-env", KEY_ENV, "--concurrency", "1",
                    "--task-ids", "5"]
         env = {**os.environ, "JTAU_ROOT": str(ROOT), KEY_ENV: "scripted"}
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        deadline = time.monotonic() + 120
-        while len(list(out.glob("simulations/*/*/*.json"))) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
+        with start_jtau(command[3:], env, os.getcwd(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        text=True) as process:
+            deadline = time.monotonic() + 120
+            while len(list(out.glob("simulations/*/*/*.json"))) < 2 and time.monotonic() < deadline:
+                time.sleep(0.2)
+            process.send_signal(signal.SIGINT)
+            stdout, stderr = process.communicate(timeout=60)
         assert process.returncode == 130, stderr
         line = stderr.strip().splitlines()[-1]  # after the progress lines a pipe gets every few seconds
         assert line.startswith("error: interrupted: ") and "run the same command to continue" in line

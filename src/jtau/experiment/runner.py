@@ -42,6 +42,7 @@ from jtau.runtime import calls
 from jtau.runtime.registration import check_shared_records
 from jtau.runtime.simulate import Settings, redact_run_records, run_one
 from jtau.util.files import atomic_write, create_once
+from jtau.util.gcpause import freeze_loaded
 from jtau.util.listing import joined
 from jtau.util.secrets import scrub
 
@@ -333,4 +334,5 @@ def run_experiment(folder: Path, plan: Plan, concurrency: int = 4, max_retries: 
     settings = Settings(plan.agent, plan.agent_llm, plan.agent_llm_args, plan.user_llm, plan.user_llm_args,
                         plan.max_steps, plan.max_errors, plan.retrieval_config, plan.agent_key_env, plan.user_key_env)
     runner = Runner(folder, plan, concurrency, max_retries, on_progress, shard)
+    freeze_loaded()  # tau2, the registered domains and their tasks
     return runner.run(tasks, settings, datasets)

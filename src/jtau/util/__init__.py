@@ -5,7 +5,7 @@
 - jsonpath.py: dotted paths into JSON (`users.*.name`)
 - yamlfile.py: YAML that people and the tool both edit (ruamel), read with line numbers in errors
 - secrets.py: keys refused in llm args, redacted in records and error messages
-- gcpause.py: the cyclic garbage collector paused around bulk JSON work
+- gcpause.py: the cyclic garbage collector paused around bulk JSON work, and kept off what is loaded
 - listing.py: short listings for one-line messages
 - options.py: an `--*-llm-args` option's JSON object
 - processes.py: work on several items at once in worker processes
