@@ -37,8 +37,9 @@ import threading
 import time
 from pathlib import Path
 
-PRELOAD = ("typer", "rich.console", "rich.progress", "pydantic", "yaml", "orjson", "jsonschema", "openai", "pandas",
-           "tau2.run", "tau2.registry", "tau2.evaluator.evaluator")
+PRELOAD = ("typer", "rich.console", "rich.progress", "pydantic", "yaml", "ruamel.yaml", "orjson", "jsonschema",
+           "jsonschema_rs", "jsonpatch", "tomllib", "openai", "pandas", "rapidfuzz", "translate.storage.po",
+           "translate.storage.xliff", "translate.storage.tmx", "tau2.run", "tau2.registry", "tau2.evaluator.evaluator")
 
 _SERVER = r"""
 import atexit, gc, json, os, runpy, signal, sys, threading
