@@ -97,8 +97,8 @@ def pytest_configure(config):
 
 
 def pytest_collection_finish(session):
-    """What collection imported (tau2 and litellm, pandas, hypothesis: about a million objects)
-    lives until the run ends: frozen out of the cyclic collector, so the collections the tests
+    """What collection imported (tau2 and litellm, pandas, Hypothesis, the test modules) lives
+    until the run ends: frozen out of the cyclic collector, so the collections the tests
     trigger, and those of the fuzz cases forked from this worker, do not walk it again and again."""
     import gc
 

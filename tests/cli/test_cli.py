@@ -228,6 +228,9 @@ def test_the_fork_server_runs_a_command_as_python_m_jtau_does(tmp_path):
     """tests/forkserver.py: what a command prints, on which stream, and its exit code are those
     of a real `python -m jtau`: a success, a report, a usage error with its suggestion, an
     output that cannot be written (a file in its way), an input that is not there."""
+    import os
+    import subprocess
+
     import forkserver
 
     (tmp_path / "blocked").write_text("")
@@ -240,6 +243,14 @@ def test_the_fork_server_runs_a_command_as_python_m_jtau_does(tmp_path):
         assert (served.returncode, served.stdout, served.stderr) == (real.returncode, real.stdout, real.stderr), command
     assert {jtau(*c).returncode for c in commands} == {0, 2}
     assert forkserver._server.process is not None  # served, not a subprocess
+    # started, as the Ctrl-C, pipe and terminal tests start a command: served too, and the same
+    env = {**os.environ, "JTAU_ROOT": str(ROOT), "COLUMNS": "200"}
+    with forkserver.start_jtau(["validate", "airlines"], env, ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True) as started:
+        assert isinstance(started, forkserver.Command)
+        stdout, stderr = started.communicate(timeout=60)
+    real = jtau("validate", "airlines", env={"JTAU_TEST_SUBPROCESS": "1"})
+    assert (started.returncode, stdout, stderr) == (real.returncode, real.stdout, real.stderr)
 
 
 def test_task_ids_are_given_as_tau2_run_takes_them(tmp_path):
