@@ -51,7 +51,8 @@ class LocalServer:
         self.stopping = threading.Event()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05},
+                                       daemon=True)  # shutdown waits for a poll: 0.5 s by default
 
     @property
     def url(self) -> str:

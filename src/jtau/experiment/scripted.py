@@ -118,7 +118,8 @@ class ScriptedServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_port}/v1"
 
     def __enter__(self) -> "ScriptedServer":
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # shutdown waits for the loop's next poll: 0.5 s by default, at the end of every calibration
+        threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:
