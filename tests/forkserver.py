@@ -30,6 +30,7 @@ import locale
 import os
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -197,12 +198,12 @@ class Command:
                 stream = io.TextIOWrapper(stream, encoding=locale.getpreferredencoding(False))
             setattr(self, ("stdout", "stderr")[fd - 1], stream)
 
-    def send_signal(self, signal: int) -> None:
+    def send_signal(self, sig: int) -> None:
         if self.returncode is None:
-            os.kill(self.pid, signal)
+            os.kill(self.pid, sig)
 
     def kill(self) -> None:
-        self.send_signal(9)
+        self.send_signal(signal.SIGKILL)
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -213,11 +214,21 @@ class Command:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
+        """The exit code (subprocess.TimeoutExpired while it runs); then the server is free again."""
         if self.returncode is None:
-            self.returncode = int(self.server.reply("exit", timeout))
-            self.server.lock.release()
-            shutil.rmtree(self.folder, ignore_errors=True)
+            try:
+                self.returncode = int(self.server.reply("exit", timeout))
+            except subprocess.TimeoutExpired:
+                raise
+            except BaseException:  # the server died: no command of this worker may wait for it
+                self._release()
+                raise
+            self._release()
         return self.returncode
+
+    def _release(self) -> None:
+        self.server.lock.release()
+        shutil.rmtree(self.folder, ignore_errors=True)
 
     def communicate(self, timeout: float | None = None):
         """Everything left on stdout and stderr (read at once, so neither pipe fills), then wait."""
