@@ -100,10 +100,9 @@ def pytest_collection_finish(session):
     """What collection imported (tau2 and litellm, pandas, Hypothesis, the test modules) lives
     until the run ends: frozen out of the cyclic collector, so the collections the tests
     trigger, and those of the fuzz cases forked from this worker, do not walk it again and again."""
-    import gc
+    from jtau.util.gcpause import freeze_loaded
 
-    gc.collect()
-    gc.freeze()
+    freeze_loaded()
 
 
 @pytest.fixture

@@ -165,14 +165,16 @@ class Command:
 
     def __init__(self, server: ForkServer, args, env: dict[str, str], cwd: Path, stdin=None, stdout=None,
                  stderr=None, text: bool = False):
-        self.server, self.args, self.returncode = server, ["jtau", *args], None
-        self.folder = Path(tempfile.mkdtemp(prefix="jtau-run-"))
-        self.stdin, self.stdout, self.stderr = None, None, None
+        self.server, self.returncode = server, None
+        self.folder: Path | None = None  # the FIFOs' folder, where a stream is PIPE
+        self.stdout, self.stderr = None, None
         streams, readers, keep_open = [], {}, []
         for fd, given in enumerate((stdin, stdout, stderr)):
             if given is None:
                 streams.append(os.devnull)
-            elif given == PIPE and fd > 0:  # a FIFO, open at both ends here until the command has opened its end
+            elif given == PIPE:  # a FIFO, open at both ends here until the command has opened its end
+                assert fd > 0, "stdin=PIPE: no test writes to a command"
+                self.folder = self.folder or Path(tempfile.mkdtemp(prefix="jtau-run-"))
                 path = self.folder / f"fd{fd}"
                 os.mkfifo(path)
                 readers[fd] = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -228,7 +230,8 @@ class Command:
 
     def _release(self) -> None:
         self.server.lock.release()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
     def communicate(self, timeout: float | None = None):
         """Everything left on stdout and stderr (read at once, so neither pipe fills), then wait."""

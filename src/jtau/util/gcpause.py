@@ -7,8 +7,8 @@ measured in one process).  JSON data has no reference cycles: reference counting
 so little waits for the collector while it is paused; the few cycles made meanwhile (HTTP
 clients and their exceptions, when an endpoint translates) are collected once it resumes.
 
-A command that runs tau2 (verify, experiment run) first imports tau2 and litellm (some 400,000
-objects), which outlive its work: `freeze_loaded` puts them out of the collector's reach, so each later
+A command that runs tau2 (verify, experiment run) first imports tau2 and litellm, whose objects
+outlive its work: `freeze_loaded` puts them out of the collector's reach, so each later
 collection walks only what was made since, and forked workers leave those pages shared
 (docs/BENCHMARKS.md has the measurement).
 """
